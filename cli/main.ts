@@ -1,0 +1,216 @@
+/**
+ * The command line: parse flags, run the engine, print the console report,
+ * write the JUnit and JSON reports, exit 0 (nothing failed), 1 (a check
+ * failed) or 2 (the run could not do its job). Reports are written on every
+ * path, bad flags and interrupts included.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DEFAULTS, REVISIONS, runConformance, selectChecks, toolVersion } from '../engine/run.js';
+import { killAllServers } from '../harness/process.js';
+import { renderConsole, writeReports } from '../render/index.js';
+import { catalogue } from '../suites/index.js';
+import { summarize, type RunResult } from '../suites/model.js';
+
+export const DEFAULT_JUNIT = 'reports/junit.xml';
+export const DEFAULT_JSON = 'reports/results.json';
+
+interface Flags {
+  server?: string;
+  url?: string;
+  header: string[];
+  env: string[];
+  spec: string;
+  schema?: string;
+  check: string[];
+  strict: boolean;
+  junit: string;
+  json: string;
+  timeout: number;
+  checkTimeout: number;
+  deadline: number;
+  maxMessageSize: number;
+  startupTimeout: number;
+  maxRestarts: number;
+  color: boolean;
+}
+
+const positiveInt = (label: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${label} must be a positive whole number`);
+  return n;
+};
+const collect = (value: string, prev: string[]) => [...prev, value];
+
+function program(): Command {
+  const cmd = new Command('mcp-conformance')
+    .description('Conformance test suite for Model Context Protocol servers')
+    .version(toolVersion().version)
+    .addOption(new Option('--server <command>', 'launch this server command (stdio, or with --url the HTTP server to start)'))
+    .addOption(new Option('--url <url>', 'Streamable HTTP endpoint of the server'))
+    .option('--header <"Name: value">', 'HTTP header sent on every request (repeatable; values never reported)', collect, [])
+    .option('--env <KEY=VALUE>', 'environment variable for the launched server (repeatable; values never reported)', collect, [])
+    .addOption(new Option('--spec <revision>', 'protocol revision').choices([...REVISIONS]).default(DEFAULTS.spec))
+    .option('--schema <path>', 'validate messages against this schema.json instead of the bundled one')
+    .option('--check <id-or-glob>', "run only matching checks, e.g. 'tools-list/*' (repeatable)", collect, [])
+    .option('--strict', 'count warnings (broken SHOULDs) as failures', false)
+    .option('--junit <path>', 'JUnit XML report path', DEFAULT_JUNIT)
+    .option('--json <path>', 'JSON report path', DEFAULT_JSON)
+    .option('--timeout <ms>', 'per-request timeout', positiveInt('--timeout'), DEFAULTS.requestTimeoutMs)
+    .option('--check-timeout <ms>', 'time budget of one check', positiveInt('--check-timeout'), DEFAULTS.checkTimeoutMs)
+    .option('--deadline <ms>', 'overall run deadline', positiveInt('--deadline'), DEFAULTS.runTimeoutMs)
+    .option('--max-message-size <bytes>', 'largest message accepted from the server', positiveInt('--max-message-size'), DEFAULTS.maxMessageBytes)
+    .option('--startup-timeout <ms>', 'how long a launched HTTP server may take to accept connections', positiveInt('--startup-timeout'), DEFAULTS.startupTimeoutMs)
+    .option('--max-restarts <n>', 'stdio: restarts allowed after the server exits', positiveInt('--max-restarts'), DEFAULTS.maxRestarts)
+    .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} })
+    .action(() => {});
+  cmd
+    .command('list')
+    .description('print the catalogue of checks with spec references and levels')
+    .option('--check <id-or-glob>', 'only matching checks (repeatable)', collect, [])
+    .option('--json', 'as JSON')
+    .exitOverride()
+    .action((opts: { check: string[]; json?: boolean }) => {
+      const checks = selectChecks(opts.check).map((c) => ({
+        id: c.id,
+        level: c.level,
+        spec: `${c.spec.page}#${c.spec.section}`,
+        transports: c.transports,
+        title: c.title,
+        requirement: c.requirement,
+      }));
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+        return;
+      }
+      const width = Math.max(...checks.map((c) => c.id.length));
+      for (const c of checks) {
+        const only = c.transports.length === 1 ? ` [${c.transports[0]} only]` : '';
+        process.stdout.write(`${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec}${only}\n    ${c.title}\n`);
+      }
+      process.stdout.write(`${checks.length} checks\n`);
+    });
+  return cmd;
+}
+
+/** A result for a run that never started (bad flags). */
+function abortedRun(cause: string): RunResult {
+  return {
+    tool: toolVersion(),
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    target: { transport: 'stdio' },
+    revision: DEFAULTS.spec,
+    strict: false,
+    checks: [],
+    summary: summarize([]),
+    stderr: '',
+    aborted: cause,
+    harnessErrors: [],
+    exitCode: 2,
+  };
+}
+
+function parseHeaders(list: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of list) {
+    const i = h.indexOf(':');
+    if (i <= 0) throw new Error(`--header must look like "Name: value", got ${JSON.stringify(h.split(':')[0])}`);
+    out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
+  return out;
+}
+
+function parseEnv(list: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of list) {
+    const i = e.indexOf('=');
+    if (i <= 0) throw new Error(`--env must look like KEY=VALUE, got ${JSON.stringify(e.split('=')[0])}`);
+    out[e.slice(0, i)] = e.slice(i + 1);
+  }
+  return out;
+}
+
+async function report(run: RunResult, flags: { junit: string; json: string; color: boolean }): Promise<number> {
+  const color = flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY;
+  process.stdout.write(renderConsole(run, { color }));
+  try {
+    await writeReports(run, { junitPath: flags.junit, jsonPath: flags.json });
+  } catch (err) {
+    process.stderr.write(`mcp-conformance: cannot write reports: ${(err as Error).message}\n`);
+    return 2;
+  }
+  if (run.aborted) process.stderr.write(`mcp-conformance: ${firstLine(run.aborted)}\n`);
+  return run.exitCode;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const cmd = program();
+  let flags: Flags;
+  try {
+    await cmd.parseAsync(argv, { from: 'user' });
+    if (cmd.args[0] === 'list' || argv[0] === 'list') return 0;
+    flags = cmd.opts<Flags>();
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
+        return 0;
+      }
+      return report(abortedRun(err.message.replace(/^error: /, '')), { junit: DEFAULT_JUNIT, json: DEFAULT_JSON, color: false });
+    }
+    throw err;
+  }
+  const reportTo = { junit: flags.junit, json: flags.json, color: flags.color };
+  let headers: Record<string, string>;
+  let env: Record<string, string>;
+  try {
+    if (!flags.server && !flags.url) throw new Error('nothing to test: give --server "<command>" or --url <url> (see --help)');
+    headers = parseHeaders(flags.header);
+    env = parseEnv(flags.env);
+  } catch (err) {
+    return report(abortedRun((err as Error).message), reportTo);
+  }
+
+  const interrupt = new AbortController();
+  let interrupts = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts > 1) {
+      killAllServers();
+      process.exit(2);
+    }
+    interrupt.abort(new Error(`interrupted by ${sig}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const run = await runConformance({
+      command: flags.server,
+      url: flags.url,
+      headers,
+      env,
+      spec: flags.spec,
+      schemaPath: flags.schema,
+      checks: flags.check,
+      strict: flags.strict,
+      requestTimeoutMs: flags.timeout,
+      checkTimeoutMs: flags.checkTimeout,
+      runTimeoutMs: flags.deadline,
+      maxMessageBytes: flags.maxMessageSize,
+      startupTimeoutMs: flags.startupTimeout,
+      maxRestarts: flags.maxRestarts,
+      signal: interrupt.signal,
+    });
+    return await report(run, reportTo);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+export { catalogue };

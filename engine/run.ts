@@ -1,0 +1,391 @@
+/**
+ * The engine: opens the target, discovers the server, runs the selected
+ * checks subject by subject, and returns the result model. It never throws:
+ * a run that cannot do its job comes back with `aborted` set and exit code 2.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import picomatch from 'picomatch';
+import { AbortedError, ConnectionClosedError, HarnessError, RequestTimeoutError, TransportError } from '../harness/errors.js';
+import { packageRoot } from '../harness/paths.js';
+import { Redactor } from '../harness/redact.js';
+import { ProtocolSchema } from '../harness/schema.js';
+import type { JsonObject, Session } from '../harness/session.js';
+import { Target } from '../harness/target.js';
+import { walkList, type ListWalk } from '../harness/walk.js';
+import { Probe, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
+import { catalogue } from '../suites/index.js';
+import { summarize, type CheckResult, type RunResult, type SubjectResult, type TransportKind } from '../suites/model.js';
+
+export const REVISIONS = ['2026-07-28', 'draft'] as const;
+
+export interface RunOptions {
+  command?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Protocol revision (default: the newest released one). */
+  spec?: string;
+  /** Validate against this schema file instead of the bundled one. */
+  schemaPath?: string;
+  /** Check ids or globs; empty selects every check. */
+  checks?: string[];
+  strict?: boolean;
+  requestTimeoutMs?: number;
+  checkTimeoutMs?: number;
+  runTimeoutMs?: number;
+  maxMessageBytes?: number;
+  startupTimeoutMs?: number;
+  shutdownGraceMs?: number;
+  maxRestarts?: number;
+  /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
+  signal?: AbortSignal;
+}
+
+export const DEFAULTS = {
+  spec: '2026-07-28',
+  requestTimeoutMs: 10_000,
+  checkTimeoutMs: 60_000,
+  runTimeoutMs: 600_000,
+  maxMessageBytes: 8 * 1024 * 1024,
+  startupTimeoutMs: 15_000,
+  shutdownGraceMs: 2_000,
+  maxRestarts: 3,
+};
+
+export function toolVersion(): { name: string; version: string } {
+  try {
+    const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { name: string; version: string };
+    return { name: pkg.name, version: pkg.version };
+  } catch {
+    return { name: 'mcp-conformance', version: 'unknown' };
+  }
+}
+
+/** The checks a list of ids / globs selects (all when empty). */
+export function selectChecks(patterns: string[] | undefined, all: Check[] = catalogue): Check[] {
+  if (!patterns || patterns.length === 0) return all;
+  const match = picomatch(patterns);
+  return all.filter((c) => match(c.id));
+}
+
+export async function runConformance(options: RunOptions): Promise<RunResult> {
+  const o = { ...DEFAULTS, ...stripUndefined(options) };
+  const started = Date.now();
+  const clock = () => Date.now() - started;
+  const redactor = new Redactor();
+  for (const v of Object.values(o.headers ?? {})) redactor.add(v);
+  for (const v of Object.values(o.env ?? {})) redactor.add(v);
+  const transport: TransportKind = o.url ? 'http' : 'stdio';
+  const result: RunResult = {
+    tool: toolVersion(),
+    startedAt: new Date(started).toISOString(),
+    durationMs: 0,
+    target: {
+      transport,
+      ...(o.command ? { command: redactor.redact(o.command) } : {}),
+      ...(o.url ? { url: redactor.redact(o.url) } : {}),
+    },
+    revision: o.spec,
+    strict: !!o.strict,
+    checks: [],
+    summary: summarize([]),
+    stderr: '',
+    harnessErrors: [],
+    exitCode: 0,
+  };
+  const finish = (): RunResult => {
+    result.durationMs = Date.now() - started;
+    result.summary = summarize(result.checks);
+    const s = result.summary;
+    if (!result.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) {
+      result.aborted = 'nothing was tested: every check was skipped or not observed';
+    }
+    result.exitCode = result.aborted || result.harnessErrors.length ? 2 : s.fail > 0 || (o.strict && s.warn > 0) ? 1 : 0;
+    return result;
+  };
+
+  if (!(REVISIONS as readonly string[]).includes(o.spec)) {
+    result.aborted = `unknown --spec ${o.spec} (known: ${REVISIONS.join(', ')})`;
+    return finish();
+  }
+  const checks = selectChecks(o.checks);
+  if (checks.length === 0) {
+    result.aborted = `no check matches --check ${(o.checks ?? []).join(', ')} (see "mcp-conformance list")`;
+    return finish();
+  }
+  let schema: ProtocolSchema;
+  try {
+    schema = ProtocolSchema.load(o.spec, o.schemaPath);
+  } catch (err) {
+    result.aborted = (err as Error).message;
+    return finish();
+  }
+
+  // One signal for "stop now": the user's interrupt or the run deadline.
+  const stop = new AbortController();
+  const deadline = setTimeout(
+    () => stop.abort(new Error(`the run deadline of ${o.runTimeoutMs / 1000} s was reached`)),
+    o.runTimeoutMs,
+  );
+  const onInterrupt = () => stop.abort(o.signal?.reason instanceof Error ? o.signal.reason : new Error('interrupted'));
+  if (o.signal?.aborted) onInterrupt();
+  o.signal?.addEventListener('abort', onInterrupt, { once: true });
+
+  let target: Target | undefined;
+  const sessions: Session[] = [];
+  let primary: Session | undefined;
+  try {
+    target = await Target.open({
+      command: o.command,
+      url: o.url,
+      headers: o.headers ?? {},
+      env: o.env ?? {},
+      cwd: o.cwd,
+      revision: o.spec,
+      schema,
+      redactor,
+      requestTimeoutMs: o.requestTimeoutMs,
+      maxMessageBytes: o.maxMessageBytes,
+      startupTimeoutMs: o.startupTimeoutMs,
+      shutdownGraceMs: o.shutdownGraceMs,
+      clock,
+      runSignal: stop.signal,
+    });
+    const t = target;
+    primary = await t.connect();
+    sessions.push(primary);
+
+    const discovery = await discover(primary, t);
+    if (discovery.fatal) {
+      result.aborted = discovery.fatal;
+      return finish();
+    }
+    const server = (discovery.exchange?.result?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/serverInfo'] as
+      | JsonObject
+      | undefined;
+    if (server) result.server = { name: String(server.name ?? ''), version: String(server.version ?? '') };
+
+    let toolsWalk: Promise<ListWalk> | undefined;
+    let freshWalk: Promise<ListWalk> | undefined;
+    let restarts = 0;
+    let checkSessions: Session[] = [];
+    const ctx: SuiteContext = {
+      transport,
+      revision: o.spec,
+      signal: stop.signal,
+      session: () => primary!,
+      openSession: async () => {
+        const s = await t.connect();
+        sessions.push(s);
+        checkSessions.push(s);
+        return s;
+      },
+      discovery: () => discovery,
+      tools: () => (toolsWalk ??= walkList(primary!, 'tools/list', 'tools')),
+      toolsFresh: () =>
+        (freshWalk ??= (async () => {
+          const s = await t.connect();
+          sessions.push(s);
+          try {
+            return await walkList(s, 'tools/list', 'tools');
+          } finally {
+            await t.disconnect(s);
+          }
+        })()),
+      allSessions: () => sessions,
+      schemaJudged: new Set<string>(),
+    };
+
+    const ordered = [...checks.filter((c) => !c.observer), ...checks.filter((c) => c.observer)];
+    for (const check of ordered) {
+      if (stop.signal.aborted) {
+        result.checks.push(withResults(check, [notRun(`not run: ${reasonOf(stop.signal)}`)]));
+        continue;
+      }
+      checkSessions = [];
+      const results = await runCheck(check, ctx, o.checkTimeoutMs, result.harnessErrors, t);
+      for (const s of checkSessions) await t.disconnect(s);
+      result.checks.push(withResults(check, results));
+      // stdio: a server that died is restarted for the remaining checks (the spec says SHOULD restart).
+      if (primary.closed && transport === 'stdio' && !stop.signal.aborted) {
+        if (restarts >= o.maxRestarts) {
+          result.aborted = `the server stopped ${restarts + 1} times; giving up after ${o.maxRestarts} restarts`;
+          break;
+        }
+        restarts++;
+        primary = await t.connect();
+        sessions.push(primary);
+        toolsWalk = undefined;
+      }
+    }
+    if (stop.signal.aborted && !result.aborted) result.aborted = reasonOf(stop.signal);
+  } catch (err) {
+    result.aborted = err instanceof Error ? err.message : String(err);
+  } finally {
+    clearTimeout(deadline);
+    o.signal?.removeEventListener('abort', onInterrupt);
+    result.stderr = target?.stderrTail(primary) ?? '';
+    await target?.close();
+  }
+  return finish();
+}
+
+interface DiscoveryOutcome extends Discovery {
+  /** Set when the run cannot go on (no answer at all). */
+  fatal?: string;
+}
+
+/** server/discover on the first connection; no answer at all ends the run (exit 2). */
+async function discover(session: Session, target: Target): Promise<DiscoveryOutcome> {
+  try {
+    const exchange = await session.request('server/discover');
+    if (exchange.error) {
+      return { exchange, problem: `server/discover answered with JSON-RPC error ${JSON.stringify(exchange.error)}` };
+    }
+    const caps = exchange.result?.capabilities;
+    return {
+      exchange,
+      capabilities: typeof caps === 'object' && caps !== null && !Array.isArray(caps) ? (caps as JsonObject) : undefined,
+      problem: 'server/discover result has no capabilities object',
+    };
+  } catch (err) {
+    const tail = target.stderrTail(session, 3).trim().split('\n').pop();
+    const cause = err instanceof Error ? err.message : String(err);
+    const garbage = session.violations.find((v) => v.kind === 'not-json' || v.kind === 'not-jsonrpc' || v.kind === 'oversized-message');
+    const seen = garbage ? `; it wrote instead: ${garbage.detail}` : '';
+    return { fatal: `the server did not answer server/discover (${cause})${seen}${tail ? `; stderr: ${tail}` : ''}` };
+  }
+}
+
+async function runCheck(
+  check: Check,
+  ctx: SuiteContext,
+  budgetMs: number,
+  harnessErrors: string[],
+  target: Target,
+): Promise<SubjectResult[]> {
+  if (!check.transports.includes(ctx.transport)) {
+    return [verdictOnly('server', 'skip', `applies to the ${check.transports.join(' and ')} transport only`)];
+  }
+  if (check.capability) {
+    const caps = ctx.discovery().capabilities;
+    if (!caps) return [verdictOnly('server', 'not-observed', `server/discover gave no capabilities to check "${check.capability}" against`)];
+    if (caps[check.capability] === undefined) {
+      return [verdictOnly('server', 'skip', `the server does not declare the ${check.capability} capability in server/discover`)];
+    }
+  }
+  if (check.run) return [await runSubject(check, ctx, 'server', budgetMs, harnessErrors, target, (t) => check.run!(t))];
+
+  const per = check.perTool!;
+  let walk: ListWalk;
+  try {
+    walk = await ctx.tools();
+  } catch (err) {
+    return [verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message}`)];
+  }
+  if (walk.problem) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem.detail}`)];
+  const tools = walk.items.filter((tool) => (per.appliesTo ? per.appliesTo(tool) : true));
+  if (tools.length === 0) return [verdictOnly('server', 'skip', per.noneReason ?? 'the server lists no tools')];
+  const counts = new Map<string, number>();
+  const out: SubjectResult[] = [];
+  for (const tool of tools) {
+    const name = String(tool?.name);
+    const n = (counts.get(name) ?? 0) + 1;
+    counts.set(name, n);
+    const subject = `tool:${name}${n > 1 ? `#${n}` : ''}`;
+    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, (t) => per.run(t, tool)));
+  }
+  return out;
+}
+
+async function runSubject(
+  check: Check,
+  ctx: SuiteContext,
+  subject: string,
+  budgetMs: number,
+  harnessErrors: string[],
+  target: Target,
+  body: (t: Probe) => Promise<void>,
+): Promise<SubjectResult> {
+  const started = Date.now();
+  const probe = new Probe(ctx, check, subject);
+  const untaps = ctx.allSessions().map((s) => s.tap((f) => probe.observe(f)));
+  let budgetTimer: NodeJS.Timeout | undefined;
+  const done = (r: Omit<SubjectResult, 'durationMs' | 'subject'>): SubjectResult => ({
+    subject,
+    ...r,
+    ...(Object.keys(probe.details).length ? { details: probe.details } : {}),
+    durationMs: Date.now() - started,
+  });
+  try {
+    await Promise.race([
+      body(probe),
+      new Promise<never>((_, reject) => {
+        budgetTimer = setTimeout(
+          () => reject(new VerdictSignal('not-observed', `the check did not finish within its budget of ${budgetMs / 1000} s`)),
+          budgetMs,
+        );
+      }),
+    ]);
+  } catch (err) {
+    if (err instanceof VerdictSignal) return done({ verdict: err.verdict, reason: err.reason, findings: [] });
+    if (err instanceof AbortedError) return done({ verdict: 'not-observed', reason: err.message, findings: [] });
+    if (err instanceof HarnessError) {
+      probe.expect(false, { expected: expectedFor(err), actual: actualFor(err, target, ctx) });
+      return done({ verdict: 'fail', findings: probe.findings });
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    harnessErrors.push(`${check.id} [${subject}]: internal error: ${message}`);
+    return done({ verdict: 'not-observed', reason: `internal error of the suite: ${message}`, findings: [] });
+  } finally {
+    clearTimeout(budgetTimer);
+    for (const off of untaps) off();
+  }
+  if (probe.findings.length === 0) return done({ verdict: 'pass', findings: [] });
+  return done({ verdict: check.level === 'MUST' ? 'fail' : 'warn', findings: probe.findings });
+}
+
+function expectedFor(err: HarnessError): string {
+  if (err instanceof RequestTimeoutError) return `an answer to ${err.method} within ${err.timeoutMs / 1000} s`;
+  if (err instanceof ConnectionClosedError) return `an answer to ${err.method}`;
+  return 'a JSON-RPC response';
+}
+
+function actualFor(err: HarnessError, target: Target, ctx: SuiteContext): string {
+  if (err instanceof ConnectionClosedError || err instanceof TransportError) {
+    const tail = target.stderrTail(ctx.session(), 5);
+    return tail && !err.message.includes(tail) ? `${err.message}; stderr ends: ${tail}` : err.message;
+  }
+  return err.message;
+}
+
+function withResults(check: Check, results: SubjectResult[]): CheckResult {
+  return {
+    id: check.id,
+    area: check.area,
+    title: check.title,
+    level: check.level,
+    spec: check.spec,
+    requirement: check.requirement,
+    transports: check.transports,
+    results,
+  };
+}
+
+function verdictOnly(subject: string, verdict: 'skip' | 'not-observed', reason: string): SubjectResult {
+  return { subject, verdict, reason, findings: [], durationMs: 0 };
+}
+
+function notRun(reason: string): SubjectResult {
+  return verdictOnly('server', 'not-observed', reason);
+}
+
+function reasonOf(signal: AbortSignal): string {
+  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,138 @@
+/**
+ * Streamable HTTP transport (basic/transports/streamable-http): every message
+ * is its own POST; the answer is a JSON body or an SSE stream scoped to the
+ * request. Each transport instance owns its own agent, so a new instance is a
+ * new TCP connection.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { createParser } from 'eventsource-parser';
+import { TransportError } from './errors.js';
+import { encodeHeaderValue } from './protocol.js';
+import type { SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
+
+export interface HttpOptions {
+  url: string;
+  /** User headers (e.g. Authorization); values are secrets and never logged. */
+  headers: Record<string, string>;
+  maxMessageBytes: number;
+}
+
+export class HttpTransport implements Transport {
+  readonly kind = 'http' as const;
+  private sink: TransportSink | undefined;
+  private readonly url: URL;
+  private readonly agent: http.Agent;
+  private readonly open = new Set<http.ClientRequest>();
+  private closed = false;
+
+  constructor(private readonly opts: HttpOptions) {
+    this.url = new URL(opts.url);
+    const Agent = this.url.protocol === 'https:' ? https.Agent : http.Agent;
+    this.agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  }
+
+  async start(sink: TransportSink): Promise<void> {
+    this.sink = sink;
+  }
+
+  send(text: string, info: SendInfo): Promise<SendOutcome> {
+    const sink = this.sink!;
+    const headers: Record<string, string> = {
+      ...this.opts.headers,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...(info.protocolVersion ? { 'MCP-Protocol-Version': info.protocolVersion } : {}),
+      ...(info.method ? { 'Mcp-Method': info.method } : {}),
+      ...(info.name !== undefined ? { 'Mcp-Name': encodeHeaderValue(info.name) } : {}),
+      ...info.headers,
+    };
+    const lib = this.url.protocol === 'https:' ? https : http;
+    const max = this.opts.maxMessageBytes;
+    return new Promise<SendOutcome>((resolve, reject) => {
+      if (this.closed) return reject(new TransportError('connection closed'));
+      const req = lib.request(this.url, { method: 'POST', headers, agent: this.agent, signal: info.signal });
+      this.open.add(req);
+      req.on('close', () => this.open.delete(req));
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.name === 'AbortError') return resolve({});
+        reject(new TransportError(describeNetError(err, this.opts.url)));
+      });
+      req.on('response', (res) => {
+        const status = res.statusCode ?? 0;
+        const contentType = String(res.headers['content-type'] ?? '');
+        const isSse = contentType.toLowerCase().startsWith('text/event-stream');
+        const httpInfo = { status, contentType, stream: isSse };
+        let delivered = false;
+        let snippet = '';
+        res.on('aborted', () => {});
+        res.on('error', () => {});
+        if (isSse) {
+          let pending = 0;
+          const parser = createParser({
+            onEvent: (event) => {
+              pending = 0;
+              if (event.data.trim() === '') return;
+              delivered = true;
+              sink.message(event.data, httpInfo);
+            },
+          });
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            pending += Buffer.byteLength(chunk);
+            if (pending > max) {
+              sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes)`);
+              req.destroy();
+              return;
+            }
+            parser.feed(chunk);
+          });
+        } else {
+          const parts: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > max) {
+              sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes)`);
+              req.destroy();
+              return;
+            }
+            parts.push(chunk);
+          });
+          res.on('end', () => {
+            const body = Buffer.concat(parts).toString('utf8');
+            if (body.trim() === '') return;
+            if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
+              delivered = true;
+              sink.message(body, httpInfo);
+            } else {
+              snippet = body.slice(0, 200);
+            }
+          });
+        }
+        res.on('close', () => resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }) }));
+      });
+      req.end(text);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const req of this.open) req.destroy();
+    this.open.clear();
+    this.agent.destroy();
+  }
+}
+
+function describeNetError(err: NodeJS.ErrnoException, url: string): string {
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return `cannot connect to ${url}: connection refused`;
+    case 'ENOTFOUND':
+      return `cannot connect to ${url}: host not found`;
+    case 'ECONNRESET':
+      return `connection to ${url} was reset`;
+    default:
+      return `HTTP request to ${url} failed: ${err.message}`;
+  }
+}

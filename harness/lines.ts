@@ -1,0 +1,55 @@
+/**
+ * Newline framing with a hard cap: splits a byte stream into lines and never
+ * holds more than `maxBytes` of one line. A longer line is reported once and
+ * its bytes are dropped up to the next newline, so a server cannot grow the
+ * suite's memory by never ending a line.
+ */
+export class LineSplitter {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private discarding = false;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onLine: (line: string) => void,
+    private readonly onOversized: (head: string, bytesSoFar: number) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(0x0a, start);
+      const end = nl === -1 ? chunk.length : nl;
+      const piece = chunk.subarray(start, end);
+      if (this.discarding) {
+        // Skip bytes until the end of the oversized line.
+      } else if (this.size + piece.length > this.maxBytes) {
+        const head = Buffer.concat([...this.parts, piece]).subarray(0, 200).toString('utf8');
+        this.onOversized(head, this.size + piece.length);
+        this.parts = [];
+        this.size = 0;
+        this.discarding = true;
+      } else if (piece.length > 0) {
+        this.parts.push(Buffer.from(piece));
+        this.size += piece.length;
+      }
+      if (nl === -1) break;
+      if (!this.discarding) this.flush();
+      this.discarding = false;
+      start = nl + 1;
+    }
+  }
+
+  /** Emit what is buffered as a final line (end of stream). */
+  end(): void {
+    if (!this.discarding && this.size > 0) this.flush();
+  }
+
+  private flush(): void {
+    let line = Buffer.concat(this.parts, this.size).toString('utf8');
+    this.parts = [];
+    this.size = 0;
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    this.onLine(line);
+  }
+}

@@ -1,0 +1,463 @@
+/**
+ * The JSON-RPC session: the one layer through which every check reaches a
+ * server. It assigns ids (integers and strings alternate over a run, as
+ * basic/index "Requests" allows both), keeps many requests in flight, applies
+ * the per-request timeout, routes notifications to whoever waits for them,
+ * validates every inbound message against the protocol schema, redacts
+ * secrets, and keeps a timestamped wire log of every frame.
+ */
+import { AbortedError, ConnectionClosedError, RequestTimeoutError, TransportError } from './errors.js';
+import { buildMeta, findHeaderAnnotations, mirrorHeaders, wireVersion, type HeaderAnnotation, type MetaOptions } from './protocol.js';
+import type { Redactor } from './redact.js';
+import type { ProtocolSchema } from './schema.js';
+import type { HttpInfo, Transport } from './transport.js';
+import type { TransportKind, WireFrame } from '../suites/model.js';
+
+export type RequestId = string | number;
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = Record<string, unknown>;
+
+export interface RpcError {
+  code: unknown;
+  message: unknown;
+  data?: unknown;
+}
+
+/** A request and everything the server answered to it. */
+export interface Exchange {
+  id: RequestId;
+  method: string;
+  /** The params as sent (with `_meta`). */
+  params: JsonObject | undefined;
+  /** The whole response message, when one arrived. */
+  response?: JsonObject;
+  result?: JsonObject;
+  error?: RpcError;
+  /** HTTP facts of the response (Streamable HTTP only). */
+  http?: HttpInfo;
+  /** The request frame, the response frame, and frames that came on the same HTTP stream. */
+  frames: WireFrame[];
+  /** The schema definition the response was validated against, and what failed. */
+  schemaDef?: string;
+  schemaErrors: string[];
+  /** The response carried the request's id with a different JSON type (e.g. "1" for 1). */
+  idTypeMismatch?: boolean;
+  durationMs: number;
+}
+
+/** Something on the wire that broke a rule no single request owns. */
+export interface Violation {
+  kind:
+    | 'not-json'
+    | 'not-jsonrpc'
+    | 'batch'
+    | 'oversized-message'
+    | 'unknown-id'
+    | 'duplicate-response'
+    | 'server-request'
+    | 'schema-invalid';
+  detail: string;
+  frame?: WireFrame;
+}
+
+export interface RequestOptions {
+  /** `_meta` variations for adversarial probes. */
+  meta?: MetaOptions;
+  timeoutMs?: number;
+  /** Aborting cancels the wait (and on HTTP closes the response stream). */
+  signal?: AbortSignal;
+  /** Force a particular id (the default is the next unique one). */
+  id?: RequestId;
+  /** Override the HTTP `MCP-Protocol-Version` header (default: the `_meta` version). */
+  headerVersion?: string;
+  /** Extra HTTP headers for this request. */
+  headers?: Record<string, string>;
+}
+
+export interface SessionOptions {
+  connection: number;
+  revision: string;
+  redactor: Redactor;
+  schema: ProtocolSchema;
+  requestTimeoutMs: number;
+  /** Milliseconds since the run started, for frame timestamps. */
+  clock: () => number;
+  /** Largest frame text kept in the log (the message itself is still parsed whole). */
+  maxLogTextBytes?: number;
+  /** Most frames kept in the log. */
+  maxLogFrames?: number;
+  /** Aborted when the run is interrupted or passes its deadline. */
+  runSignal?: AbortSignal;
+}
+
+type Listener = (msg: JsonObject, frame: WireFrame) => void;
+
+interface Pending {
+  exchange: Exchange;
+  started: number;
+  resolve: (ex: Exchange) => void;
+  reject: (err: Error) => void;
+  timer?: NodeJS.Timeout;
+  cleanup: () => void;
+}
+
+let idCounter = 0;
+
+export class Session {
+  readonly kind: TransportKind;
+  private readonly pending = new Map<string, Pending>();
+  private readonly answered = new Set<string>();
+  private readonly listeners = new Set<Listener>();
+  private readonly taps = new Set<(frame: WireFrame) => void>();
+  private readonly log: WireFrame[] = [];
+  private readonly headerAnnotations = new Map<string, HeaderAnnotation[]>();
+  readonly violations: Violation[] = [];
+  /** Exchanges whose response failed schema validation (for the wire-wide check). */
+  readonly invalidExchanges: Exchange[] = [];
+  private seq = 0;
+  private closedReason: string | undefined;
+
+  constructor(
+    readonly transport: Transport,
+    private readonly opts: SessionOptions,
+  ) {
+    this.kind = transport.kind;
+  }
+
+  get connection(): number {
+    return this.opts.connection;
+  }
+
+  get closed(): string | undefined {
+    return this.closedReason;
+  }
+
+  get revision(): string {
+    return this.opts.revision;
+  }
+
+  get requestTimeoutMs(): number {
+    return this.opts.requestTimeoutMs;
+  }
+
+  async start(): Promise<void> {
+    await this.transport.start({
+      message: (text, http) => this.onInbound(text, http),
+      violation: (kind, detail) => this.violate(kind as Violation['kind'], detail),
+      closed: (reason) => this.onClosed(reason),
+    });
+  }
+
+  /** The next unique id: integers and strings alternate. */
+  nextId(): RequestId {
+    idCounter++;
+    return idCounter % 2 === 1 ? idCounter : `mcpc-${idCounter}`;
+  }
+
+  /**
+   * Send a request and wait for its response. Resolves with the exchange for a
+   * result or a JSON-RPC error alike; rejects when no response can come (timeout,
+   * connection closed, HTTP answer without JSON-RPC, abort).
+   */
+  request(method: string, params: JsonObject = {}, opts: RequestOptions = {}): Promise<Exchange> {
+    const meta = buildMeta(wireVersion(this.opts.revision), opts.meta);
+    const fullParams: JsonObject = { ...params };
+    if (meta) fullParams._meta = { ...(params._meta as JsonObject | undefined), ...meta };
+    const id = opts.id ?? this.nextId();
+    const message = { jsonrpc: '2.0', id, method, params: fullParams };
+    return this.send(message, opts);
+  }
+
+  /** Send any request-shaped object as is (no `_meta` added): for malformed-request probes. */
+  requestRaw(message: JsonObject & { id: RequestId; method: string }, opts: RequestOptions = {}): Promise<Exchange> {
+    return this.send(message, opts);
+  }
+
+  /** Send a notification (no id, no response). */
+  async notify(method: string, params: JsonObject = {}, opts: { meta?: MetaOptions } = {}): Promise<void> {
+    const meta = buildMeta(wireVersion(this.opts.revision), opts.meta);
+    const message = { jsonrpc: '2.0', method, params: meta ? { ...params, _meta: meta } : params };
+    const text = JSON.stringify(message);
+    this.record('out', text);
+    await this.transport.send(text, { method, protocolVersion: meta ? wireVersion(this.opts.revision) : undefined });
+  }
+
+  private send(message: JsonObject & { id: RequestId; method: string }, opts: RequestOptions): Promise<Exchange> {
+    const { id, method } = message;
+    const params = message.params as JsonObject | undefined;
+    const key = idKey(id);
+    const exchange: Exchange = { id, method, params, frames: [], schemaErrors: [], durationMs: 0 };
+    if (this.closedReason) return Promise.reject(new ConnectionClosedError(method, this.closedReason));
+    if (this.pending.has(key)) return Promise.reject(new Error(`internal: id ${String(id)} is already in flight`));
+
+    return new Promise<Exchange>((resolve, reject) => {
+      const timeoutMs = opts.timeoutMs ?? this.opts.requestTimeoutMs;
+      const http = new AbortController();
+      const onAbort = () => {
+        http.abort();
+        settle(() => reject(new AbortedError(`${method} was abandoned: ${abortReason(opts.signal, this.opts.runSignal)}`)));
+      };
+      const signals = [opts.signal, this.opts.runSignal].filter((s): s is AbortSignal => !!s);
+      const pending: Pending = {
+        exchange,
+        started: Date.now(),
+        resolve,
+        reject,
+        cleanup: () => {
+          clearTimeout(pending.timer);
+          for (const s of signals) s.removeEventListener('abort', onAbort);
+          this.pending.delete(key);
+        },
+      };
+      const settle = (fn: () => void) => {
+        if (!this.pending.has(key) || this.pending.get(key) !== pending) return;
+        exchange.durationMs = Date.now() - pending.started;
+        pending.cleanup();
+        fn();
+      };
+      pending.timer = setTimeout(() => {
+        http.abort();
+        settle(() => reject(new RequestTimeoutError(method, timeoutMs)));
+      }, timeoutMs);
+      this.pending.set(key, pending);
+      for (const s of signals) {
+        if (s.aborted) return onAbort();
+        s.addEventListener('abort', onAbort, { once: true });
+      }
+
+      const text = JSON.stringify(message);
+      exchange.frames.push(this.record('out', text));
+      const name = typeof params?.name === 'string' ? params.name : typeof params?.uri === 'string' ? params.uri : undefined;
+      const metaVersion = (params?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'];
+      const headers = { ...this.paramHeaders(method, params), ...opts.headers };
+      this.transport
+        .send(text, {
+          id,
+          method,
+          name: method === 'tools/call' || method === 'prompts/get' || method === 'resources/read' ? name : undefined,
+          protocolVersion: opts.headerVersion ?? (typeof metaVersion === 'string' ? metaVersion : undefined),
+          headers,
+          signal: http.signal,
+        })
+        .then((outcome) => {
+          // On HTTP the POST is over: a request still waiting got no JSON-RPC response.
+          if (outcome.http && this.pending.get(key) === pending) {
+            const snippet = outcome.bodySnippet ? `: ${this.opts.redactor.redact(outcome.bodySnippet)}` : '';
+            settle(() =>
+              reject(
+                new TransportError(
+                  `HTTP ${outcome.http!.status} answer to ${method} carried no JSON-RPC response${snippet}`,
+                  outcome.http!.status,
+                ),
+              ),
+            );
+          }
+        })
+        .catch((err: Error) => settle(() => reject(err instanceof TransportError ? err : new TransportError(err.message))));
+    });
+  }
+
+  /** Register a listener for every inbound notification (and stray message); returns the unsubscribe. */
+  onMessage(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Observe every frame in both directions while a check runs; returns the unsubscribe. */
+  tap(fn: (frame: WireFrame) => void): () => void {
+    this.taps.add(fn);
+    return () => this.taps.delete(fn);
+  }
+
+  /**
+   * Wait for the first inbound notification matching `predicate`, with a
+   * deadline. Resolves with undefined when the deadline passes first.
+   */
+  waitForMessage(
+    predicate: (msg: JsonObject) => boolean,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<{ msg: JsonObject; frame: WireFrame } | undefined> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (value: { msg: JsonObject; frame: WireFrame } | undefined) => {
+        clearTimeout(timer);
+        off();
+        signal?.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      const onAbort = () => done(undefined);
+      const off = this.onMessage((msg, frame) => {
+        if (predicate(msg)) done({ msg, frame });
+      });
+      timer = setTimeout(() => done(undefined), timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** The wire log (bounded: the most recent frames). */
+  frames(): WireFrame[] {
+    return [...this.log];
+  }
+
+  async close(): Promise<void> {
+    this.onClosed('closed by the suite');
+    await this.transport.close();
+  }
+
+  // ---- inbound ----
+
+  private onInbound(rawText: string, http?: HttpInfo): void {
+    const frame = this.record('in', rawText, http);
+    let msg: unknown;
+    try {
+      msg = JSON.parse(rawText);
+    } catch {
+      this.violate('not-json', `the server sent a line that is not JSON: ${truncate(frame.text, 200)}`, frame);
+      return;
+    }
+    if (Array.isArray(msg)) {
+      this.violate('batch', 'the server sent a JSON array (JSON-RPC batch); MCP messages are single objects', frame);
+      return;
+    }
+    if (typeof msg !== 'object' || msg === null || (msg as JsonObject).jsonrpc !== '2.0') {
+      this.violate('not-jsonrpc', `the server sent JSON that is not a JSON-RPC 2.0 message: ${truncate(frame.text, 200)}`, frame);
+      return;
+    }
+    const obj = msg as JsonObject;
+    const isResponse = !('method' in obj) && ('result' in obj || 'error' in obj);
+    if (isResponse) return this.onResponse(obj, frame);
+    if ('method' in obj && 'id' in obj) {
+      this.violate(
+        'server-request',
+        `the server sent a JSON-RPC request (${String(obj.method)}); servers MUST NOT send requests in this revision`,
+        frame,
+      );
+    } else if ('method' in obj) {
+      const { errors, def } = this.opts.schema.validateInbound(obj);
+      if (errors.length) this.violate('schema-invalid', `${String(obj.method)} is not a valid ${def}: ${errors.join('; ')}`, frame);
+    } else {
+      this.violate('not-jsonrpc', `the server sent a JSON-RPC object that is neither request, response nor notification`, frame);
+      return;
+    }
+    for (const l of [...this.listeners]) l(obj, frame);
+  }
+
+  private onResponse(obj: JsonObject, frame: WireFrame): void {
+    const id = obj.id as RequestId | undefined | null;
+    let pending = id === undefined || id === null ? undefined : this.pending.get(idKey(id));
+    let typeMismatch = false;
+    if (!pending && (typeof id === 'string' || typeof id === 'number')) {
+      // Same value, other JSON type: the request is answered, but the id is wrong.
+      pending = this.pending.get(idKey(typeof id === 'string' ? Number(id) : String(id)));
+      if (pending && String(pending.exchange.id) !== String(id)) pending = undefined;
+      typeMismatch = !!pending;
+    }
+    if (!pending) {
+      // An error response without id answers the request it arrived for, on HTTP.
+      if ((id === undefined || id === null) && frame.http && 'error' in obj) {
+        pending = this.pendingForHttpFrame();
+      }
+    }
+    if (!pending) {
+      const key = id === undefined || id === null ? undefined : idKey(id);
+      const dup = key !== undefined && this.answered.has(key);
+      this.violate(
+        dup ? 'duplicate-response' : 'unknown-id',
+        dup
+          ? `the server answered request ${JSON.stringify(id)} a second time`
+          : `the server sent a response with an id the suite never used or is not waiting for: ${JSON.stringify(id)}`,
+        frame,
+      );
+      return;
+    }
+    const ex = pending.exchange;
+    ex.response = obj;
+    ex.frames.push(frame);
+    if (frame.http) ex.http = { status: frame.http.status ?? 0, contentType: frame.http.contentType, stream: frame.http.stream };
+    if (typeMismatch) ex.idTypeMismatch = true;
+    if ('error' in obj) ex.error = obj.error as RpcError;
+    else ex.result = obj.result as JsonObject;
+    const { def, errors } = this.opts.schema.validateInbound(obj, ex.method);
+    ex.schemaDef = def;
+    ex.schemaErrors = errors;
+    if (errors.length) this.invalidExchanges.push(ex);
+    if (ex.method === 'tools/list' && ex.result) this.learnTools(ex.result);
+    const key = idKey(ex.id);
+    this.answered.add(key);
+    if (this.answered.size > 10_000) this.answered.clear();
+    ex.durationMs = Date.now() - pending.started;
+    pending.cleanup();
+    pending.resolve(ex);
+  }
+
+  /** On HTTP only one request can own an id-less error; pick it only when unambiguous. */
+  private pendingForHttpFrame(): Pending | undefined {
+    return this.pending.size === 1 ? [...this.pending.values()][0] : undefined;
+  }
+
+  private onClosed(reason: string): void {
+    if (this.closedReason) return;
+    this.closedReason = reason;
+    for (const p of [...this.pending.values()]) {
+      p.cleanup();
+      p.exchange.durationMs = Date.now() - p.started;
+      p.reject(new ConnectionClosedError(p.exchange.method, reason));
+    }
+  }
+
+  private violate(kind: Violation['kind'], detail: string, frame?: WireFrame): void {
+    if (this.violations.length < 1000) this.violations.push({ kind, detail: this.opts.redactor.redact(detail), frame });
+  }
+
+  /** Remember the x-mcp-header annotations of listed tools, to mirror them on tools/call. */
+  private learnTools(result: JsonObject): void {
+    if (this.kind !== 'http' || !Array.isArray(result.tools)) return;
+    for (const tool of result.tools as JsonObject[]) {
+      if (typeof tool?.name !== 'string') continue;
+      const found = findHeaderAnnotations(tool.inputSchema);
+      if (found.length) this.headerAnnotations.set(tool.name, found);
+    }
+  }
+
+  private paramHeaders(method: string, params: JsonObject | undefined): Record<string, string> {
+    if (this.kind !== 'http' || method !== 'tools/call' || typeof params?.name !== 'string') return {};
+    const found = this.headerAnnotations.get(params.name);
+    return found ? mirrorHeaders(found, params.arguments) : {};
+  }
+
+  private record(dir: 'in' | 'out', rawText: string, http?: HttpInfo): WireFrame {
+    const max = this.opts.maxLogTextBytes ?? 64 * 1024;
+    const redacted = this.opts.redactor.redact(rawText.length > max * 2 ? rawText.slice(0, max * 2) : rawText);
+    const truncated = redacted.length > max;
+    const frame: WireFrame = {
+      seq: ++this.seq,
+      at: Math.round(this.opts.clock()),
+      dir,
+      connection: this.opts.connection,
+      text: truncated ? redacted.slice(0, max) : redacted,
+      ...(truncated ? { truncated: true } : {}),
+      ...(http ? { http: { status: http.status, contentType: http.contentType, stream: http.stream } } : {}),
+    };
+    this.log.push(frame);
+    const limit = this.opts.maxLogFrames ?? 2000;
+    if (this.log.length > limit) this.log.splice(0, this.log.length - limit);
+    for (const t of this.taps) t(frame);
+    return frame;
+  }
+}
+
+function idKey(id: RequestId): string {
+  return `${typeof id}:${String(id)}`;
+}
+
+function truncate(text: string, n: number): string {
+  return text.length > n ? `${text.slice(0, n)}…` : text;
+}
+
+function abortReason(...signals: Array<AbortSignal | undefined>): string {
+  for (const s of signals) {
+    if (s?.aborted) return s.reason instanceof Error ? s.reason.message : String(s.reason ?? 'aborted');
+  }
+  return 'aborted';
+}

@@ -1,0 +1,60 @@
+/**
+ * stdio transport: one server process per connection, one JSON-RPC message per
+ * line in each direction (basic/transports/stdio).
+ */
+import { LineSplitter } from './lines.js';
+import { ServerProcess, type LaunchOptions } from './process.js';
+import type { SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
+
+export interface StdioOptions extends LaunchOptions {
+  command: string;
+  maxMessageBytes: number;
+  /** Grace period of each shutdown step. */
+  shutdownGraceMs: number;
+}
+
+export class StdioTransport implements Transport {
+  readonly kind = 'stdio' as const;
+  process: ServerProcess | undefined;
+
+  constructor(private readonly opts: StdioOptions) {}
+
+  async start(sink: TransportSink): Promise<void> {
+    const proc = await ServerProcess.launch(this.opts.command, this.opts);
+    this.process = proc;
+    const splitter = new LineSplitter(
+      this.opts.maxMessageBytes,
+      (line) => {
+        if (line.trim() !== '') sink.message(line);
+      },
+      (head, bytes) =>
+        sink.violation(
+          'oversized-message',
+          `a stdout line exceeded the maximum message size (${this.opts.maxMessageBytes} bytes; ${bytes} bytes so far); it begins: ${head}`,
+        ),
+    );
+    proc.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
+    proc.stdout.on('end', () => splitter.end());
+    void proc.exited.then(() => {
+      const tail = proc.stderrTail(5);
+      sink.closed(`server process ${proc.describeExit()}${tail ? `; stderr ends: ${tail}` : ''}`);
+    });
+  }
+
+  async send(text: string, _info: SendInfo): Promise<SendOutcome> {
+    const proc = this.process;
+    if (!proc || !proc.running || proc.stdin.writableEnded) return {};
+    await new Promise<void>((resolve) => {
+      proc.stdin.write(`${text}\n`, () => resolve());
+    });
+    return {};
+  }
+
+  stderrTail(lines?: number): string {
+    return this.process?.stderrTail(lines) ?? '';
+  }
+
+  async close(): Promise<void> {
+    await this.process?.stop(this.opts.shutdownGraceMs);
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The server under test, as the user named it: a command (stdio), a URL
+ * (Streamable HTTP), or both (launch the command, wait until the URL answers,
+ * test it, stop it). `connect()` opens a fresh connection: a new process on
+ * stdio, a new TCP connection on HTTP.
+ */
+import net from 'node:net';
+import { HttpTransport } from './http.js';
+import { ServerProcess } from './process.js';
+import { Redactor } from './redact.js';
+import type { ProtocolSchema } from './schema.js';
+import { Session } from './session.js';
+import { StdioTransport } from './stdio.js';
+import type { TransportKind } from '../suites/model.js';
+
+export interface TargetOptions {
+  /** Command line of the server (stdio, or the HTTP server to launch). */
+  command?: string;
+  /** Streamable HTTP endpoint. */
+  url?: string;
+  /** HTTP headers sent on every request (secrets). */
+  headers: Record<string, string>;
+  /** Environment given to the launched server (values are secrets). */
+  env: Record<string, string>;
+  cwd?: string;
+  revision: string;
+  schema: ProtocolSchema;
+  redactor: Redactor;
+  requestTimeoutMs: number;
+  maxMessageBytes: number;
+  /** How long a launched HTTP server may take to accept connections. */
+  startupTimeoutMs: number;
+  shutdownGraceMs: number;
+  clock: () => number;
+  runSignal?: AbortSignal;
+}
+
+export class Target {
+  readonly kind: TransportKind;
+  private readonly sessions = new Set<Session>();
+  private httpServer: ServerProcess | undefined;
+  private connections = 0;
+
+  private constructor(readonly opts: TargetOptions) {
+    this.kind = opts.url ? 'http' : 'stdio';
+  }
+
+  /** Validate the target; for command + URL, launch the server and wait until it accepts connections. */
+  static async open(opts: TargetOptions): Promise<Target> {
+    if (!opts.command && !opts.url) throw new Error('nothing to test: give --server "<command>" or --url <url>');
+    const target = new Target(opts);
+    if (opts.url) {
+      let url: URL;
+      try {
+        url = new URL(opts.url);
+      } catch {
+        throw new Error(`--url is not a valid URL: ${opts.url}`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--url must be http or https: ${opts.url}`);
+      if (opts.command) {
+        target.httpServer = await ServerProcess.launch(opts.command, { env: opts.env, cwd: opts.cwd, redactor: opts.redactor });
+        await waitForPort(url, target.httpServer, opts.startupTimeoutMs, opts.runSignal);
+      }
+    }
+    return target;
+  }
+
+  /** The launched process's stderr tail (stdio: of the given session's process). */
+  stderrTail(session?: Session, lines = 40): string {
+    if (this.httpServer) return this.httpServer.stderrTail(lines);
+    const t = session?.transport;
+    return t instanceof StdioTransport ? t.stderrTail(lines) : '';
+  }
+
+  /** Open a fresh connection (stdio: a new server process). */
+  async connect(): Promise<Session> {
+    const o = this.opts;
+    const connection = ++this.connections;
+    const transport = o.url
+      ? new HttpTransport({ url: o.url, headers: o.headers, maxMessageBytes: o.maxMessageBytes })
+      : new StdioTransport({
+          command: o.command!,
+          env: o.env,
+          cwd: o.cwd,
+          redactor: o.redactor,
+          maxMessageBytes: o.maxMessageBytes,
+          shutdownGraceMs: o.shutdownGraceMs,
+        });
+    const session = new Session(transport, {
+      connection,
+      revision: o.revision,
+      redactor: o.redactor,
+      schema: o.schema,
+      requestTimeoutMs: o.requestTimeoutMs,
+      clock: o.clock,
+      runSignal: o.runSignal,
+    });
+    await session.start();
+    this.sessions.add(session);
+    return session;
+  }
+
+  async disconnect(session: Session): Promise<void> {
+    this.sessions.delete(session);
+    await session.close();
+  }
+
+  /** Close every connection and stop every process this target started. */
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions].map((s) => s.close()));
+    this.sessions.clear();
+    await this.httpServer?.terminate(this.opts.shutdownGraceMs);
+  }
+}
+
+/**
+ * Wait until the launched server accepts TCP connections on the URL's port,
+ * or exits, or the startup deadline passes. Each attempt is a real connect;
+ * a refused attempt is retried when the previous one has failed.
+ */
+async function waitForPort(url: URL, proc: ServerProcess, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const deadline = Date.now() + timeoutMs;
+  let attempt = 0;
+  for (;;) {
+    if (!proc.running) {
+      const tail = proc.stderrTail(3);
+      throw new Error(`server ${proc.describeExit()} before accepting connections on ${url.host}${tail ? `: ${lastLine(tail)}` : ''}`);
+    }
+    if (signal?.aborted) throw new Error('interrupted while waiting for the server to start');
+    if (Date.now() > deadline) throw new Error(`server did not accept connections on ${url.host} within ${timeoutMs / 1000} s`);
+    if (await tryConnect(host, port, Math.min(1000, deadline - Date.now()), proc)) return;
+    attempt++;
+    // Back off between refused attempts, bounded by the process exiting.
+    await Promise.race([new Promise((r) => setTimeout(r, Math.min(25 * attempt, 200))), proc.exited]);
+  }
+}
+
+function tryConnect(host: string, port: number, timeoutMs: number, proc: ServerProcess): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(Math.max(timeoutMs, 1), () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    void proc.exited.then(() => done(false));
+  });
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n');
+  return lines[lines.length - 1] ?? '';
+}

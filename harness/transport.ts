@@ -1,0 +1,52 @@
+import type { TransportKind } from '../suites/model.js';
+
+/** HTTP facts about a frame received over Streamable HTTP. */
+export interface HttpInfo {
+  status: number;
+  contentType?: string;
+  /** True when the message arrived as an SSE event. */
+  stream?: boolean;
+}
+
+/** What a transport reports to the session above it. */
+export interface TransportSink {
+  /** One candidate message (a line on stdio, a body or an SSE event on HTTP). */
+  message(text: string, http?: HttpInfo): void;
+  /** Something on the wire broke a transport rule (oversized line, bad framing). */
+  violation(kind: string, detail: string): void;
+  /** The connection is gone and will deliver nothing more. */
+  closed(reason: string): void;
+}
+
+/** Per-message facts a transport may need (HTTP mirrors them into headers). */
+export interface SendInfo {
+  /** The JSON-RPC id when the message is a request. */
+  id?: string | number;
+  method?: string;
+  /** `params.name` or `params.uri`, mirrored into `Mcp-Name`. */
+  name?: string;
+  protocolVersion?: string;
+  /** Extra headers for this message (e.g. `Mcp-Param-*`). */
+  headers?: Record<string, string>;
+  /** Aborting ends the message's exchange (on HTTP: closes the response stream). */
+  signal?: AbortSignal;
+}
+
+/** How one exchange ended at transport level (HTTP only carries anything here). */
+export interface SendOutcome {
+  http?: HttpInfo;
+  /** Start of a response body that held no JSON-RPC message (for error text). */
+  bodySnippet?: string;
+}
+
+export interface Transport {
+  readonly kind: TransportKind;
+  start(sink: TransportSink): Promise<void>;
+  /**
+   * Send one message. Resolves when the transport-level exchange has ended: at
+   * once on stdio, when the response body (or SSE stream) ends on HTTP.
+   */
+  send(text: string, info: SendInfo): Promise<SendOutcome>;
+  /** Close the connection and release every resource; never throws. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,302 @@
+/**
+ * Human-readable report for the terminal.
+ *
+ * Pure: takes the run and options, returns the text. The CLI decides about
+ * colour (off when NO_COLOR is set or stdout is not a TTY). Every string in
+ * the result model goes through `safeText` before it is printed, so a server
+ * cannot smuggle escape sequences, carriage returns or bidi overrides into
+ * the user's terminal; the only control characters in the output are the
+ * newlines and (with `color`) the SGR sequences added here.
+ */
+import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '../suites/model.js';
+import { safeClip, safeText } from './escape.js';
+import {
+  VERDICT_LABEL,
+  countVerdicts,
+  countsText,
+  formatDuration,
+  frameText,
+  groupByArea,
+  lastFrames,
+  overallVerdict,
+  specText,
+} from './text.js';
+
+export interface ConsoleOptions {
+  /** Emit ANSI SGR colour codes. */
+  color: boolean;
+  /** Show passing subjects, notes, details, full wire excerpts and stderr. */
+  verbose?: boolean;
+}
+
+/** Wire frames shown per finding (verbose: all). */
+const WIRE_FRAMES = 6;
+/** Characters of frame text shown per frame. */
+const WIRE_CHARS = 200;
+const WIRE_CHARS_VERBOSE = 2000;
+/** Characters shown of a requirement / expected / actual value. */
+const FIELD_CHARS = 600;
+const FIELD_CHARS_VERBOSE = 8000;
+/** Skipped / not-observed subjects named per reason before `+N more`. */
+const SUBJECT_NAMES = 5;
+/** stderr lines shown when a run aborted (verbose: up to STDERR_LINES_VERBOSE). */
+const STDERR_LINES = 20;
+const STDERR_LINES_VERBOSE = 500;
+
+type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan' | 'magenta';
+const SGR: Record<Style, string> = {
+  bold: '1',
+  dim: '2',
+  red: '31',
+  green: '32',
+  yellow: '33',
+  magenta: '35',
+  cyan: '36',
+};
+
+type Paint = (text: string, ...styles: Style[]) => string;
+
+function painter(color: boolean): Paint {
+  if (!color) return (text) => text;
+  return (text, ...styles) =>
+    styles.length === 0 || text === '' ? text : `\x1b[${styles.map((s) => SGR[s]).join(';')}m${text}\x1b[0m`;
+}
+
+const MARK: Record<Verdict, string> = {
+  pass: '✓',
+  fail: '✗',
+  warn: '!',
+  skip: '-',
+  'not-observed': '?',
+};
+
+const VERDICT_STYLE: Record<Verdict, Style[]> = {
+  pass: ['green'],
+  fail: ['red', 'bold'],
+  warn: ['yellow', 'bold'],
+  skip: ['dim'],
+  'not-observed': ['magenta'],
+};
+
+const pad = (n: number): string => ' '.repeat(n);
+
+export function renderConsole(run: RunResult, opts: ConsoleOptions): string {
+  const paint = painter(opts.color);
+  const verbose = opts.verbose === true;
+  const out: string[] = [];
+
+  renderHeader(run, paint, out);
+
+  for (const [area, checks] of groupByArea(run.checks)) {
+    out.push('');
+    out.push(paint(safeText(area), 'bold'));
+    for (const check of checks) renderCheck(check, paint, verbose, out);
+  }
+
+  renderFooter(run, paint, verbose, out);
+  return out.join('\n') + '\n';
+}
+
+function renderHeader(run: RunResult, paint: Paint, out: string[]): void {
+  out.push(paint(`${safeText(run.tool.name)} ${safeText(run.tool.version)}`, 'bold'));
+  const where = run.target.transport === 'http' ? run.target.url : run.target.command;
+  const rows: Array<[string, string]> = [
+    ['Target', `${safeText(run.target.transport)}  ${where !== undefined ? safeText(where) : '(unknown)'}`],
+    ['Revision', safeText(run.revision)],
+  ];
+  if (run.server && (run.server.name !== undefined || run.server.version !== undefined)) {
+    const name = run.server.name !== undefined ? safeClip(run.server.name, 200) : '(unnamed)';
+    const version = run.server.version !== undefined ? ' ' + safeClip(run.server.version, 100) : '';
+    rows.push(['Server', name + version]);
+  } else {
+    rows.push(['Server', paint('(did not identify itself)', 'dim')]);
+  }
+  if (run.seed !== undefined) rows.push(['Seed', safeText(run.seed)]);
+  if (run.strict) rows.push(['Mode', 'strict (warnings count as failures)']);
+  for (const [label, value] of rows) out.push(`  ${(label + ':').padEnd(10)} ${value}`);
+}
+
+function verdictMark(v: Verdict, paint: Paint): string {
+  return paint(MARK[v], ...VERDICT_STYLE[v]);
+}
+
+/** `— skip: reason` in dim, for the end of a line. */
+function reasonSuffix(r: SubjectResult, paint: Paint): string {
+  const reason = r.reason !== undefined && r.reason !== '' ? `: ${safeClip(r.reason, FIELD_CHARS)}` : '';
+  return paint(`— ${VERDICT_LABEL[r.verdict]}${reason}`, 'dim');
+}
+
+function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: string[]): void {
+  const results = check.results;
+  const head = `${safeText(check.id)}  ${safeText(check.title)}`;
+
+  if (results.length === 0) {
+    out.push(`  ${verdictMark('skip', paint)} ${head} ${paint('— no results recorded', 'dim')}`);
+    return;
+  }
+
+  const verdict = overallVerdict(results);
+  const isProblem = verdict === 'fail' || verdict === 'warn';
+
+  if (results.length === 1) {
+    const r = results[0];
+    const subject = r.subject === 'server' ? '' : ` [${safeClip(r.subject, 200)}]`;
+    const line = `  ${verdictMark(r.verdict, paint)} ${head}${subject}`;
+    if (r.verdict === 'skip' || r.verdict === 'not-observed') {
+      out.push(`${line} ${reasonSuffix(r, paint)}`);
+      return;
+    }
+    out.push(line);
+    if (isProblem) {
+      out.push(`${pad(6)}${paint('Spec:', 'dim')} ${specText(check)}`);
+      renderSubjectBody(r, paint, verbose, 6, out);
+    } else if (verbose) {
+      renderVerboseExtras(r, paint, 6, out);
+    }
+    return;
+  }
+
+  // Several subjects: counts on the line, problem subjects underneath.
+  const counts = countVerdicts(results);
+  out.push(`  ${verdictMark(verdict, paint)} ${head}  ${paint(`(${countsText(counts)})`, 'dim')}`);
+  if (isProblem) out.push(`${pad(6)}${paint('Spec:', 'dim')} ${specText(check)}`);
+
+  for (const r of results) {
+    if (r.verdict !== 'fail' && r.verdict !== 'warn') continue;
+    out.push(`${pad(6)}${verdictMark(r.verdict, paint)} ${safeClip(r.subject, 200)}`);
+    renderSubjectBody(r, paint, verbose, 10, out);
+  }
+
+  if (verbose) {
+    for (const r of results) {
+      if (r.verdict === 'fail' || r.verdict === 'warn') continue;
+      const suffix = r.verdict === 'pass' ? '' : ` ${reasonSuffix(r, paint)}`;
+      out.push(`${pad(6)}${verdictMark(r.verdict, paint)} ${safeClip(r.subject, 200)}${suffix}`);
+      if (r.verdict === 'pass') renderVerboseExtras(r, paint, 10, out);
+    }
+  } else {
+    // Skipped / not-observed subjects, one line per distinct reason.
+    const groups = new Map<string, { r: SubjectResult; subjects: string[] }>();
+    for (const r of results) {
+      if (r.verdict !== 'skip' && r.verdict !== 'not-observed') continue;
+      const key = `${r.verdict}\u0000${r.reason ?? ''}`;
+      const g = groups.get(key);
+      if (g) g.subjects.push(r.subject);
+      else groups.set(key, { r, subjects: [r.subject] });
+    }
+    for (const { r, subjects } of groups.values()) {
+      const names = subjects.slice(0, SUBJECT_NAMES).map((s) => safeClip(s, 100));
+      const more = subjects.length > SUBJECT_NAMES ? ` +${subjects.length - SUBJECT_NAMES} more` : '';
+      out.push(`${pad(6)}${verdictMark(r.verdict, paint)} ${names.join(', ')}${more} ${reasonSuffix(r, paint)}`);
+    }
+  }
+}
+
+/** Findings of a fail / warn subject, indented by `indent`. */
+function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, indent: number, out: string[]): void {
+  const ind = pad(indent);
+  if (r.reason !== undefined && r.reason !== '') {
+    out.push(`${ind}${paint('Note:', 'dim')} ${safeClip(r.reason, verbose ? FIELD_CHARS_VERBOSE : FIELD_CHARS)}`);
+  }
+  if (r.findings.length === 0) {
+    out.push(`${ind}${paint('(no finding recorded)', 'dim')}`);
+  }
+  r.findings.forEach((f, i) => {
+    if (r.findings.length > 1) out.push(`${ind}${paint(`Finding ${i + 1} of ${r.findings.length}:`, 'bold')}`);
+    renderFinding(f, paint, verbose, indent, out);
+  });
+  if (verbose && r.details !== undefined) {
+    out.push(`${ind}${paint('Details:', 'dim')} ${safeClip(r.details, FIELD_CHARS_VERBOSE)}`);
+  }
+}
+
+function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: number, out: string[]): void {
+  const ind = pad(indent);
+  const max = verbose ? FIELD_CHARS_VERBOSE : FIELD_CHARS;
+  const field = (label: string, value: string): void => {
+    // Multi-line values keep their breaks; each continuation line is indented
+    // under the value so it cannot pass for a line of the report itself.
+    const lines = safeClip(value, max, { multiline: true }).split('\n');
+    const labelText = (label + ':').padEnd(13);
+    out.push(`${ind}${paint(labelText, 'bold')}${lines[0]}`);
+    for (const line of lines.slice(1)) out.push(`${ind}${pad(13)}${line}`);
+  };
+  field('Requirement', f.requirement);
+  field('Expected', f.expected);
+  field('Actual', f.actual);
+
+  if (f.wire.length > 0) {
+    const { shown, omitted } = lastFrames(f.wire, verbose ? Infinity : WIRE_FRAMES);
+    const label = omitted > 0 ? `Wire (last ${shown.length} of ${f.wire.length} frames):` : 'Wire:';
+    out.push(`${ind}${paint(label, 'bold')}`);
+    for (const frame of shown) {
+      const text = frameText(frame, verbose ? WIRE_CHARS_VERBOSE : WIRE_CHARS);
+      out.push(`${ind}  ${frame.dir === 'out' ? paint(text, 'cyan') : text}`);
+    }
+  }
+}
+
+function renderVerboseExtras(r: SubjectResult, paint: Paint, indent: number, out: string[]): void {
+  const ind = pad(indent);
+  if (r.reason !== undefined && r.reason !== '') {
+    out.push(`${ind}${paint(`Note: ${safeClip(r.reason, FIELD_CHARS_VERBOSE)}`, 'dim')}`);
+  }
+  if (r.details !== undefined) {
+    out.push(`${ind}${paint(`Details: ${safeClip(r.details, FIELD_CHARS_VERBOSE)}`, 'dim')}`);
+  }
+}
+
+function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: string[]): void {
+  const s = run.summary;
+  out.push('');
+
+  const parts: string[] = [
+    paint(`${s.pass} pass`, s.pass ? 'green' : 'dim'),
+    paint(`${s.fail} fail`, ...(s.fail ? (['red', 'bold'] as Style[]) : (['dim'] as Style[]))),
+    paint(`${s.warn} warn`, ...(s.warn ? (['yellow', 'bold'] as Style[]) : (['dim'] as Style[]))),
+    paint(`${s.skip} skip`, 'dim'),
+    paint(`${s.notObserved} not observed`, s.notObserved ? 'magenta' : 'dim'),
+  ];
+  out.push(`${paint('Summary:', 'bold')} ${parts.join(', ')}  (${s.total} results, ${run.checks.length} checks, ${formatDuration(run.durationMs)})`);
+
+  if (s.warn > 0) {
+    out.push(
+      run.strict
+        ? paint(`--strict: ${s.warn} warning${s.warn === 1 ? '' : 's'} counted as failure${s.warn === 1 ? '' : 's'}.`, 'yellow')
+        : paint(`${s.warn} warning${s.warn === 1 ? '' : 's'} not counted as failure${s.warn === 1 ? '' : 's'} (use --strict to count them).`, 'dim'),
+    );
+  } else if (run.strict) {
+    out.push(paint('--strict: warnings count as failures.', 'dim'));
+  }
+
+  if (run.aborted !== undefined) {
+    out.push(paint(`ABORTED: ${safeClip(run.aborted, 2000)}`, 'red', 'bold'));
+  }
+
+  if (run.harnessErrors.length > 0) {
+    out.push(paint(`Harness errors (${run.harnessErrors.length}):`, 'red', 'bold'));
+    for (const e of run.harnessErrors) {
+      const lines = safeClip(e, verbose ? FIELD_CHARS_VERBOSE : 2000, { multiline: true }).split('\n');
+      out.push(`  - ${lines[0]}`);
+      for (const line of lines.slice(1)) out.push(`    ${line}`);
+    }
+  }
+
+  const stderr = run.stderr.replace(/\s+$/, '');
+  if (stderr !== '' && (verbose || run.aborted !== undefined)) {
+    const all = safeText(stderr, { multiline: true }).split('\n');
+    const max = verbose ? STDERR_LINES_VERBOSE : STDERR_LINES;
+    const lines = all.slice(-max);
+    const label = lines.length < all.length ? `Server stderr (last ${lines.length} of ${all.length} lines):` : 'Server stderr:';
+    out.push(paint(label, 'bold'));
+    for (const line of lines) out.push(`  ${paint('│', 'dim')} ${safeClip(line, 1000)}`);
+  }
+
+  const result: Record<0 | 1 | 2, [string, Style[]]> = {
+    0: ['PASSED', ['green', 'bold']],
+    1: ['FAILED', ['red', 'bold']],
+    2: ['ERROR (the run could not complete)', ['red', 'bold']],
+  };
+  const [word, style] = result[run.exitCode] ?? ['UNKNOWN', ['bold']];
+  out.push(`${paint('Result:', 'bold')} ${paint(word, ...style)}`);
+}

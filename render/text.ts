@@ -1,0 +1,83 @@
+/**
+ * Small plain-text pieces shared by the console and JUnit renderers.
+ * Everything returned here has already been through `safeText`.
+ */
+import type { CheckResult, SubjectResult, Verdict, WireFrame } from '../suites/model.js';
+import { VERDICTS } from '../suites/model.js';
+import { safeClip, safeText } from './escape.js';
+
+export const VERDICT_LABEL: Record<Verdict, string> = {
+  pass: 'pass',
+  fail: 'fail',
+  warn: 'warn',
+  skip: 'skip',
+  'not-observed': 'not observed',
+};
+
+export type VerdictCounts = Record<Verdict, number>;
+
+export function countVerdicts(results: readonly SubjectResult[]): VerdictCounts {
+  const counts: VerdictCounts = { pass: 0, fail: 0, warn: 0, skip: 0, 'not-observed': 0 };
+  for (const r of results) counts[r.verdict]++;
+  return counts;
+}
+
+/** `12 pass, 1 fail` — verdicts in model order, zeros left out. */
+export function countsText(counts: VerdictCounts): string {
+  return VERDICTS.filter((v) => counts[v] > 0)
+    .map((v) => `${counts[v]} ${VERDICT_LABEL[v]}`)
+    .join(', ');
+}
+
+/**
+ * One verdict standing for a check with several subjects: any fail, else any
+ * warn, else any not-observed (a gap is never shown as a pass), else any
+ * pass (subjects the check did not apply to do not spoil a pass), else skip.
+ */
+export function overallVerdict(results: readonly SubjectResult[]): Verdict {
+  const c = countVerdicts(results);
+  if (c.fail) return 'fail';
+  if (c.warn) return 'warn';
+  if (c['not-observed']) return 'not-observed';
+  if (c.pass) return 'pass';
+  return 'skip';
+}
+
+/** `server/tools#Capabilities (MUST)` */
+export function specText(check: Pick<CheckResult, 'spec' | 'level'>): string {
+  return `${safeText(check.spec.page)}#${safeText(check.spec.section)} (${safeText(check.level)})`;
+}
+
+/** `→ {"jsonrpc":...}` or `← [conn 2] HTTP 200 text/event-stream {...}…` */
+export function frameText(frame: WireFrame, maxChars: number): string {
+  const arrow = frame.dir === 'out' ? '→' : '←';
+  const tags: string[] = [];
+  if (frame.connection !== 1) tags.push(`[conn ${safeText(frame.connection)}]`);
+  if (frame.http?.status !== undefined) tags.push(`HTTP ${safeText(frame.http.status)}`);
+  if (frame.http?.stream) tags.push('(stream)');
+  const text = safeClip(frame.text, maxChars, { alreadyCut: frame.truncated === true });
+  return [arrow, ...tags, text].join(' ');
+}
+
+/** The last `max` frames (all when `max` is Infinity), and how many were left out. */
+export function lastFrames(frames: readonly WireFrame[], max: number): { shown: WireFrame[]; omitted: number } {
+  const shown = Number.isFinite(max) && frames.length > max ? frames.slice(frames.length - max) : frames.slice();
+  return { shown, omitted: frames.length - shown.length };
+}
+
+/** Group checks by area, keeping the order in which areas first appear. */
+export function groupByArea(checks: readonly CheckResult[]): Map<string, CheckResult[]> {
+  const groups = new Map<string, CheckResult[]>();
+  for (const c of checks) {
+    const list = groups.get(c.area);
+    if (list) list.push(c);
+    else groups.set(c.area, [c]);
+  }
+  return groups;
+}
+
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '?';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}

@@ -1,0 +1,186 @@
+/**
+ * How a check is written. A check names the spec page and section it enforces
+ * and its level, then states what it sends and what it expects through a
+ * Probe. The engine turns the probe's findings into a verdict:
+ * no finding → pass; findings → fail (MUST) or warn (SHOULD / MAY).
+ */
+import type { Exchange, JsonObject, RequestOptions, Session } from '../harness/session.js';
+import type { ListWalk } from '../harness/walk.js';
+import type { CheckInfo, Finding, Level, SpecRef, TransportKind, WireFrame } from './model.js';
+
+/** What server/discover told the run (fetched once, on the first connection). */
+export interface Discovery {
+  exchange?: Exchange;
+  capabilities?: JsonObject;
+  /** Why discovery gave nothing usable. */
+  problem?: string;
+}
+
+/** Shared state and services a check can use; the engine provides it. */
+export interface SuiteContext {
+  readonly transport: TransportKind;
+  readonly revision: string;
+  readonly signal: AbortSignal;
+  /** The primary connection. */
+  session(): Session;
+  /** A fresh connection (stdio: a new process), closed by the engine after the check. */
+  openSession(): Promise<Session>;
+  discovery(): Discovery;
+  /** The full tools/list walk on the primary connection (memoized: one walk per run). */
+  tools(): Promise<ListWalk>;
+  /** The full tools/list walk on a second, fresh connection (memoized). */
+  toolsFresh(): Promise<ListWalk>;
+  /** Every connection the run has opened so far, closed ones included. */
+  allSessions(): Session[];
+  /** Methods whose responses a check has judged against the schema in this run. */
+  readonly schemaJudged: Set<string>;
+}
+
+/** Thrown to end a check with skip or not-observed. */
+export class VerdictSignal extends Error {
+  constructor(
+    readonly verdict: 'skip' | 'not-observed',
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+export type WireEvidence = Exchange | Exchange[] | WireFrame[] | undefined;
+
+export interface Expectation {
+  expected: string;
+  actual: string;
+  /** The exchanges or frames that show it (default: what this check sent and received). */
+  wire?: WireEvidence;
+  /** Override the check's requirement sentence for this finding. */
+  requirement?: string;
+}
+
+/** One subject's run of one check: what the body uses to talk and to judge. */
+export class Probe {
+  readonly findings: Finding[] = [];
+  readonly details: Record<string, unknown> = {};
+  private readonly seen: WireFrame[] = [];
+
+  constructor(
+    readonly ctx: SuiteContext,
+    readonly check: Check,
+    readonly subject: string,
+  ) {}
+
+  get session(): Session {
+    return this.ctx.session();
+  }
+
+  /** Send a request on the primary connection. */
+  request(method: string, params?: JsonObject, opts?: RequestOptions): Promise<Exchange> {
+    return this.ctx.session().request(method, params, opts);
+  }
+
+  /** Record every frame of a session while the check runs (the default wire excerpt). */
+  observe(frame: WireFrame): void {
+    this.seen.push(frame);
+    if (this.seen.length > 200) this.seen.splice(0, this.seen.length - 200);
+  }
+
+  /** State a requirement: when `ok` is false, a finding with Expected / Actual and the wire. */
+  expect(ok: boolean, e: Expectation): boolean {
+    if (!ok) {
+      this.findings.push({
+        requirement: e.requirement ?? this.check.requirement,
+        expected: e.expected,
+        actual: e.actual,
+        wire: this.evidence(e.wire),
+      });
+    }
+    return ok;
+  }
+
+  /** The response is valid against the protocol schema (responses to this method are now judged here). */
+  expectSchemaValid(ex: Exchange, what = ex.schemaDef ?? 'the schema'): boolean {
+    this.ctx.schemaJudged.add(ex.method);
+    return this.expect(ex.schemaErrors.length === 0, {
+      expected: `a response valid against ${what} of the ${this.ctx.revision} schema`,
+      actual: ex.schemaErrors.join('; '),
+      wire: ex,
+    });
+  }
+
+  /** The check does not apply to this server or subject. */
+  skip(reason: string): never {
+    throw new VerdictSignal('skip', reason);
+  }
+
+  /** The check applies but could not be exercised. */
+  notObserved(reason: string): never {
+    throw new VerdictSignal('not-observed', reason);
+  }
+
+  /** An observation worth reporting even when the check passes. */
+  note(key: string, value: unknown): void {
+    this.details[key] = value;
+  }
+
+  private evidence(wire: WireEvidence): WireFrame[] {
+    let frames: WireFrame[];
+    if (!wire) frames = this.seen.slice(-12);
+    else if (!Array.isArray(wire)) frames = wire.frames;
+    else if (wire.length === 0) frames = [];
+    else if ('seq' in wire[0]!) frames = wire as WireFrame[];
+    else frames = (wire as Exchange[]).flatMap((ex) => ex.frames);
+    return frames.slice(-12);
+  }
+}
+
+export interface CheckDef {
+  id: string;
+  title: string;
+  level: Level;
+  spec: SpecRef;
+  /** The requirement sentence, in the spec's words. */
+  requirement: string;
+  transports?: TransportKind[];
+  /** A server capability (from server/discover) the check needs; skipped without it. */
+  capability?: 'tools' | 'prompts' | 'resources';
+  /** Judged after every other check, from what the whole run saw. */
+  observer?: boolean;
+  /** The body, for a check whose subject is the server as a whole. */
+  run?: (t: Probe) => Promise<void>;
+  /** The body, for a check judged once per listed tool. */
+  perTool?: {
+    /** Which tools the check applies to (default: all). */
+    appliesTo?: (tool: JsonObject) => boolean;
+    /** The reason to skip when no tool applies. */
+    noneReason?: string;
+    run: (t: Probe, tool: JsonObject) => Promise<void>;
+  };
+}
+
+export interface Check extends CheckDef, CheckInfo {
+  transports: TransportKind[];
+}
+
+export function defineCheck(def: CheckDef): Check {
+  const area = def.id.split('/')[0]!;
+  if (!/^[a-z0-9-]+\/[a-z0-9-]+$/.test(def.id)) throw new Error(`check id must be area/slug: ${def.id}`);
+  if (!def.run === !def.perTool) throw new Error(`${def.id}: give exactly one of run or perTool`);
+  return { ...def, area, transports: def.transports ?? ['stdio', 'http'] };
+}
+
+/** A short, readable rendering of a JSON value for Expected / Actual lines. */
+export function show(value: unknown, max = 300): string {
+  let text: string;
+  try {
+    text = value === undefined ? 'undefined' : JSON.stringify(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** How the response answered: a result summary or the JSON-RPC error. */
+export function describeAnswer(ex: Exchange): string {
+  if (ex.error) return `JSON-RPC error ${show(ex.error.code)} ${show(ex.error.message)}`;
+  return `result ${show(ex.result, 200)}`;
+}

@@ -1,0 +1,57 @@
+/**
+ * server/discover: the first request of every modern run (server/discover.mdx).
+ */
+import { walkList } from '../harness/walk.js';
+import { defineCheck, describeAnswer, show } from './check.js';
+
+export const discoverResult = defineCheck({
+  id: 'discover/result',
+  title: 'server/discover answers with a valid DiscoverResult',
+  level: 'MUST',
+  spec: { page: 'server/discover', section: 'Response' },
+  requirement:
+    'Servers MUST implement server/discover; the result carries supportedVersions, capabilities and resultType "complete" (DiscoverResult).',
+  async run(t) {
+    const d = t.ctx.discovery();
+    const ex = d.exchange;
+    if (!ex) return t.notObserved(d.problem ?? 'server/discover was not answered');
+    if (!t.expect(!ex.error, { expected: 'a DiscoverResult', actual: describeAnswer(ex), wire: ex })) return;
+    t.expectSchemaValid(ex, 'DiscoverResult');
+    t.expect(ex.result?.resultType === 'complete', {
+      expected: 'resultType "complete"',
+      actual: `resultType ${show(ex.result?.resultType)}`,
+      wire: ex,
+    });
+  },
+});
+
+export const discoverToolsCapability = defineCheck({
+  id: 'discover/tools-capability',
+  title: 'a server that serves tools declares the tools capability',
+  level: 'MUST',
+  spec: { page: 'server/tools', section: 'Capabilities' },
+  requirement: 'Servers that support tools MUST declare the tools capability.',
+  async run(t) {
+    const d = t.ctx.discovery();
+    const caps = d.capabilities;
+    if (!caps) return t.notObserved(d.problem ?? 'server/discover gave no capabilities');
+    if (caps.tools !== undefined) {
+      t.expect(typeof caps.tools === 'object' && caps.tools !== null, {
+        expected: 'capabilities.tools to be an object',
+        actual: show(caps.tools),
+        wire: d.exchange,
+      });
+      return;
+    }
+    // Not declared: the server must then not be serving tools.
+    const walk = await walkList(t.session, 'tools/list', 'tools', { maxPages: 1 });
+    const first = walk.pages[0]!;
+    t.expect(!!first.error, {
+      expected: 'either capabilities.tools in server/discover, or tools/list not served',
+      actual: `tools undeclared, yet tools/list answered with ${Array.isArray(first.result?.tools) ? first.result.tools.length : 'a'} tool(s)`,
+      wire: [d.exchange!, first],
+    });
+  },
+});
+
+export const discoverChecks = [discoverResult, discoverToolsCapability];

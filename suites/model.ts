@@ -1,0 +1,135 @@
+/**
+ * The check and verdict model shared by every suite, the engine and the renderers.
+ *
+ * A check is a spec-section test case: it names the page and section it
+ * enforces, its requirement level, and a body that drives the server through
+ * the harness session and states what it expects. The engine turns what the
+ * body saw into one verdict per subject.
+ */
+
+/** Requirement level, as RFC 2119 words appear in the spec. */
+export type Level = 'MUST' | 'SHOULD' | 'MAY';
+
+/**
+ * pass: requirement met. fail: a MUST broken. warn: a SHOULD broken.
+ * skip: not applicable (with a reason). not-observed: applicable but could not
+ * be exercised (with a reason). Neither skip nor not-observed is ever a pass.
+ */
+export type Verdict = 'pass' | 'fail' | 'warn' | 'skip' | 'not-observed';
+
+export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'warn', 'skip', 'not-observed'];
+
+/** Where a requirement lives in the specification. */
+export interface SpecRef {
+  /** Page path below the revision folder, e.g. `server/tools`. */
+  page: string;
+  /** Section heading on that page, e.g. `Capabilities`. */
+  section: string;
+}
+
+export type TransportKind = 'stdio' | 'http';
+
+/** One frame on the wire, in either direction, as the session saw it. */
+export interface WireFrame {
+  /** Monotonic sequence number within one connection. */
+  seq: number;
+  /** Milliseconds since the run started. */
+  at: number;
+  /** `out`: the suite sent it; `in`: the server sent it. */
+  dir: 'in' | 'out';
+  /** Which connection (1 = the primary one). */
+  connection: number;
+  /** The text as sent or received, secrets redacted, possibly truncated. */
+  text: string;
+  /** Set when `text` was shortened for the log. */
+  truncated?: boolean;
+  /** HTTP details for frames carried over Streamable HTTP. */
+  http?: { status?: number; contentType?: string; stream?: boolean };
+}
+
+/** What a failed or warned requirement looked like. */
+export interface Finding {
+  /** What the spec requires, in its own words where possible. */
+  requirement: string;
+  expected: string;
+  actual: string;
+  /** The frames that show it. */
+  wire: WireFrame[];
+}
+
+/** The verdict for one subject (the server as a whole, or one tool). */
+export interface SubjectResult {
+  /** `server`, or `tool:<name>` and similar. */
+  subject: string;
+  verdict: Verdict;
+  /** Reason for skip / not-observed, or a short note for pass. */
+  reason?: string;
+  /** For fail and warn: every finding, first one first. */
+  findings: Finding[];
+  /** Free-form observations worth reporting (e.g. TTLs seen per page). */
+  details?: Record<string, unknown>;
+  durationMs: number;
+}
+
+/** Static description of a check, as `mcp-conformance list` prints it. */
+export interface CheckInfo {
+  /** Stable id `area/slug`. */
+  id: string;
+  area: string;
+  title: string;
+  level: Level;
+  spec: SpecRef;
+  /** The requirement sentence this check enforces. */
+  requirement: string;
+  /** Transports the check applies to (default: both). */
+  transports: TransportKind[];
+}
+
+export interface CheckResult extends CheckInfo {
+  results: SubjectResult[];
+}
+
+export interface RunSummary {
+  pass: number;
+  fail: number;
+  warn: number;
+  skip: number;
+  notObserved: number;
+  total: number;
+}
+
+/** Everything one run produced: what the renderers and the JSON report take. */
+export interface RunResult {
+  tool: { name: string; version: string };
+  startedAt: string;
+  durationMs: number;
+  /** The target as the user named it (secrets redacted). */
+  target: { transport: TransportKind; command?: string; url?: string };
+  /** Protocol revision the run used. */
+  revision: string;
+  /** Server identity from server/discover, when it answered. */
+  server?: { name?: string; version?: string };
+  strict: boolean;
+  seed?: number;
+  checks: CheckResult[];
+  summary: RunSummary;
+  /** stderr the server wrote (tail, redacted); attached, never judged. */
+  stderr: string;
+  /** Set when the run could not do its job (exit code 2): a one-line cause. */
+  aborted?: string;
+  /** Internal problems of the suite itself (exit code 2). */
+  harnessErrors: string[];
+  exitCode: 0 | 1 | 2;
+}
+
+export function summarize(checks: CheckResult[]): RunSummary {
+  const s: RunSummary = { pass: 0, fail: 0, warn: 0, skip: 0, notObserved: 0, total: 0 };
+  for (const c of checks) {
+    for (const r of c.results) {
+      s.total++;
+      if (r.verdict === 'not-observed') s.notObserved++;
+      else s[r.verdict]++;
+    }
+  }
+  return s;
+}

@@ -1,0 +1,229 @@
+/**
+ * tools/list: shape, stability, ordering, names and schemas (server/tools.mdx).
+ */
+import { checkJsonSchema } from '../harness/jsonschema.js';
+import { findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
+import type { JsonObject } from '../harness/session.js';
+import { walkList, type ListWalk } from '../harness/walk.js';
+import { defineCheck, show, type Probe } from './check.js';
+
+const names = (walk: ListWalk): string[] => walk.items.map((t) => String(t?.name));
+
+/** The walk, or not-observed when it could not be completed. */
+async function fullWalk(t: Probe, which: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> {
+  const walk = which === 'primary' ? await t.ctx.tools() : await t.ctx.toolsFresh();
+  if (walk.problem) t.notObserved(`tools/list could not be walked to the end: ${walk.problem.detail}`);
+  return walk;
+}
+
+export const resultSchema = defineCheck({
+  id: 'tools-list/result-schema',
+  title: 'every tools/list page is a valid ListToolsResult with resultType "complete"',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Listing Tools' },
+  requirement:
+    'Servers that declare the tools capability MUST respond to tools/list with the set of tools currently available (ListToolsResult, resultType "complete").',
+  async run(t) {
+    const walk = await t.ctx.tools();
+    for (const page of walk.pages) {
+      if (!t.expect(!page.error, { expected: 'a ListToolsResult', actual: `JSON-RPC error ${show(page.error)}`, wire: page })) continue;
+      t.expectSchemaValid(page, 'ListToolsResult');
+      t.expect(page.result?.resultType === 'complete', {
+        expected: 'resultType "complete"',
+        actual: `resultType ${show(page.result?.resultType)}`,
+        wire: page,
+      });
+    }
+    t.note('pages', walk.pages.length);
+    t.note('tools', walk.items.length);
+  },
+});
+
+export const deterministicOrder = defineCheck({
+  id: 'tools-list/deterministic-order',
+  title: 'tools/list returns the tools in the same order every time',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Capabilities' },
+  requirement:
+    'Servers SHOULD return tools in a deterministic order (the same ordering across requests when the underlying set of tools has not changed).',
+  async run(t) {
+    const first = await fullWalk(t);
+    const second = await walkAgain(t);
+    const fresh = await fullWalk(t, 'fresh');
+    const order = names(first);
+    for (const [label, other] of [
+      ['a second walk on the same connection', second],
+      ['a walk on a fresh connection', fresh],
+    ] as const) {
+      // Compare the order of the names both walks have; a different set is judged elsewhere.
+      const common = new Set(names(other).filter((n) => order.includes(n)));
+      const a = order.filter((n) => common.has(n));
+      const b = names(other).filter((n) => common.has(n));
+      t.expect(a.join('\n') === b.join('\n'), {
+        expected: `the same order as the first walk: ${show(a, 200)}`,
+        actual: `${label} returned ${show(b, 200)}`,
+        wire: [first.pages[0]!, other.pages[0]!],
+      });
+    }
+  },
+});
+
+async function walkAgain(t: Probe): Promise<ListWalk> {
+  const walk = await walkList(t.session, 'tools/list', 'tools');
+  if (walk.problem) t.notObserved(`the second tools/list walk did not complete: ${walk.problem.detail}`);
+  return walk;
+}
+
+export const stableAcrossConnections = defineCheck({
+  id: 'tools-list/stable-across-connections',
+  title: 'a fresh connection sees the same set of tools',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Capabilities' },
+  requirement: 'The set of tools MUST NOT vary per-connection or as a side effect of other requests on the connection.',
+  async run(t) {
+    const first = await fullWalk(t);
+    const fresh = await fullWalk(t, 'fresh');
+    const a = new Set(names(first));
+    const b = new Set(names(fresh));
+    const missing = [...a].filter((n) => !b.has(n));
+    const extra = [...b].filter((n) => !a.has(n));
+    t.expect(missing.length === 0 && extra.length === 0, {
+      expected: `the same ${a.size} tool name(s) on connection ${fresh.pages[0]!.frames[0]?.connection ?? 2}`,
+      actual: `missing there: ${show(missing)}; only there: ${show(extra)}`,
+      wire: [first.pages[0]!, fresh.pages[0]!],
+    });
+  },
+});
+
+export const uniqueNames = defineCheck({
+  id: 'tools-list/unique-names',
+  title: 'tool names are unique within the server',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Tool Names' },
+  requirement: 'Tool names SHOULD be unique within a server.',
+  async run(t) {
+    const walk = await fullWalk(t);
+    const seen = new Set<string>();
+    const dups = new Set<string>();
+    for (const n of names(walk)) (seen.has(n) ? dups : seen).add(n);
+    t.expect(dups.size === 0, {
+      expected: 'each tool name once',
+      actual: `listed more than once: ${show([...dups])}`,
+      wire: walk.pages,
+    });
+  },
+});
+
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export const nameFormat = defineCheck({
+  id: 'tools-list/name-format',
+  title: 'tool names are 1-128 characters of A-Z a-z 0-9 _ - .',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Tool Names' },
+  requirement:
+    'Tool names SHOULD be between 1 and 128 characters; A-Z, a-z, 0-9, underscore, hyphen and dot SHOULD be the only allowed characters.',
+  perTool: {
+    async run(t, tool) {
+      const name = tool.name;
+      t.expect(typeof name === 'string' && NAME.test(name), {
+        expected: 'a name matching ^[A-Za-z0-9_.-]{1,128}$',
+        actual: `name ${show(name)}${typeof name === 'string' ? ` (${name.length} characters)` : ''}`,
+      });
+    },
+  },
+});
+
+export const inputSchemaValid = defineCheck({
+  id: 'tools-list/input-schema-valid',
+  title: 'every inputSchema is a valid JSON Schema object schema of its dialect',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Tool' },
+  requirement:
+    'inputSchema MUST be a valid JSON Schema object (not null), valid according to its declared or default (2020-12) dialect, with type "object" at the root.',
+  perTool: {
+    async run(t, tool) {
+      const schema = tool.inputSchema as JsonObject | undefined;
+      const result = checkJsonSchema(schema);
+      t.note('dialect', result.dialect);
+      if (!t.expect(result.ok, { expected: 'a valid JSON Schema', actual: result.errors.join('; ') })) return;
+      t.expect(schema?.type === 'object', { expected: 'type "object" at the root', actual: `type ${show(schema?.type)}` });
+    },
+  },
+});
+
+export const outputSchemaValid = defineCheck({
+  id: 'tools-list/output-schema-valid',
+  title: 'every outputSchema is a valid JSON Schema of its dialect',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Output Schema' },
+  requirement: 'Schemas MUST be valid according to their declared or default dialect (outputSchema follows the JSON Schema usage rules).',
+  perTool: {
+    appliesTo: (tool) => tool.outputSchema !== undefined,
+    noneReason: 'no listed tool has an outputSchema',
+    async run(t, tool) {
+      const result = checkJsonSchema(tool.outputSchema);
+      t.note('dialect', result.dialect);
+      t.expect(result.ok, { expected: 'a valid JSON Schema', actual: result.errors.join('; ') });
+    },
+  },
+});
+
+export const xMcpHeader = defineCheck({
+  id: 'tools-list/x-mcp-header',
+  title: 'x-mcp-header annotations meet their constraints',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'x-mcp-header' },
+  requirement:
+    'x-mcp-header values MUST be non-empty RFC 9110 tokens without control characters, case-insensitively unique, on statically reachable integer, string or boolean parameters.',
+  perTool: {
+    appliesTo: (tool) => findHeaderAnnotations(tool.inputSchema).length > 0,
+    noneReason: 'no listed tool carries an x-mcp-header annotation',
+    async run(t, tool) {
+      const found = findHeaderAnnotations(tool.inputSchema);
+      const lower = new Map<string, string>();
+      for (const a of found) {
+        const where = `at ${a.pointer}`;
+        const v = a.value;
+        if (!t.expect(typeof v === 'string' && v.length > 0, { expected: 'a non-empty string', actual: `${show(v)} ${where}` })) continue;
+        const name = v as string;
+        t.expect(TOKEN.test(name), { expected: 'an RFC 9110 token (1*tchar), no control characters', actual: `${show(name)} ${where}` });
+        const prior = lower.get(name.toLowerCase());
+        t.expect(prior === undefined, {
+          expected: 'case-insensitively unique values',
+          actual: `${show(name)} ${where} repeats ${show(prior)}`,
+        });
+        lower.set(name.toLowerCase(), name);
+        const types = Array.isArray(a.type) ? a.type : [a.type];
+        const primitive = types.every((ty) => ty === 'string' || ty === 'integer' || ty === 'boolean');
+        t.expect(a.type !== undefined && primitive, {
+          expected: 'a parameter of type integer, string or boolean (number is not permitted)',
+          actual: `type ${show(a.type)} ${where}`,
+        });
+        t.expect(a.path !== undefined, {
+          expected: 'a property reachable from the root through properties keys only',
+          actual: `annotation ${where} is reached through another keyword`,
+        });
+      }
+    },
+  },
+});
+
+export const toolsListChecks = [
+  resultSchema,
+  deterministicOrder,
+  stableAcrossConnections,
+  uniqueNames,
+  nameFormat,
+  inputSchemaValid,
+  outputSchemaValid,
+  xMcpHeader,
+];
