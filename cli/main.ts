@@ -145,6 +145,15 @@ async function report(run: RunResult, flags: { junit: string; json: string; colo
   return run.exitCode;
 }
 
+/** The value of `--name v` or `--name=v` in raw argv, for the bad-flags path. */
+function flagValue(argv: string[], name: string): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === name && argv[i + 1] !== undefined) return argv[i + 1];
+    if (argv[i]!.startsWith(`${name}=`)) return argv[i]!.slice(name.length + 1);
+  }
+  return undefined;
+}
+
 function firstLine(text: string): string {
   return text.split('\n')[0]!;
 }
@@ -161,7 +170,9 @@ export async function main(argv: string[]): Promise<number> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
         return 0;
       }
-      return report(abortedRun(err.message.replace(/^error: /, '')), { junit: DEFAULT_JUNIT, json: DEFAULT_JSON, color: false });
+      // The flags did not parse; still honour the report paths if they were given.
+      const reportTo = { junit: flagValue(argv, '--junit') ?? DEFAULT_JUNIT, json: flagValue(argv, '--json') ?? DEFAULT_JSON, color: false };
+      return report(abortedRun(err.message.replace(/^error: /, '')), reportTo);
     }
     throw err;
   }

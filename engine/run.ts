@@ -10,7 +10,7 @@ import { AbortedError, ConnectionClosedError, HarnessError, RequestTimeoutError,
 import { packageRoot } from '../harness/paths.js';
 import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
-import type { JsonObject, Session } from '../harness/session.js';
+import type { Exchange, JsonObject, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { walkList, type ListWalk } from '../harness/walk.js';
 import { Probe, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
@@ -295,7 +295,9 @@ async function runCheck(
     const n = (counts.get(name) ?? 0) + 1;
     counts.set(name, n);
     const subject = `tool:${name}${n > 1 ? `#${n}` : ''}`;
-    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, (t) => per.run(t, tool)));
+    // The page that listed the tool is the evidence for what the check says about it.
+    const page = walk.pages.find((p) => Array.isArray(p.result?.tools) && (p.result.tools as unknown[]).includes(tool));
+    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, (t) => per.run(t, tool), page));
   }
   return out;
 }
@@ -308,9 +310,10 @@ async function runSubject(
   harnessErrors: string[],
   target: Target,
   body: (t: Probe) => Promise<void>,
+  fallbackWire?: Exchange,
 ): Promise<SubjectResult> {
   const started = Date.now();
-  const probe = new Probe(ctx, check, subject);
+  const probe = new Probe(ctx, check, subject, fallbackWire);
   const untaps = ctx.allSessions().map((s) => s.tap((f) => probe.observe(f)));
   let budgetTimer: NodeJS.Timeout | undefined;
   const done = (r: Omit<SubjectResult, 'durationMs' | 'subject'>): SubjectResult => ({

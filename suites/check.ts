@@ -67,6 +67,8 @@ export class Probe {
     readonly ctx: SuiteContext,
     readonly check: Check,
     readonly subject: string,
+    /** Evidence to show when a finding names none and the check itself sent nothing. */
+    private readonly fallbackWire?: Exchange,
   ) {}
 
   get session(): Session {
@@ -124,7 +126,7 @@ export class Probe {
 
   private evidence(wire: WireEvidence): WireFrame[] {
     let frames: WireFrame[];
-    if (!wire) frames = this.seen.slice(-12);
+    if (!wire) frames = this.seen.length ? this.seen : (this.fallbackWire?.frames ?? []);
     else if (!Array.isArray(wire)) frames = wire.frames;
     else if (wire.length === 0) frames = [];
     else if ('seq' in wire[0]!) frames = wire as WireFrame[];

@@ -1,0 +1,75 @@
+/**
+ * Shared test helpers: the reference server command, free loopback ports, the
+ * CLI as a user runs it, and a process scan that proves nothing survived.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import type { CheckResult, RunResult, Verdict } from '../suites/model.js';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const REFERENCE = join(ROOT, 'fixtures/servers/reference/server.js');
+export const HOSTILE = join(ROOT, 'fixtures/servers/hostile');
+export const CLI = join(ROOT, 'bin/mcp-conformance.js');
+
+export function referenceCommand(...args: string[]): string {
+  return ['node', REFERENCE, ...args].join(' ');
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = net.createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'mcpc-test-'));
+}
+
+/** Run the built CLI; never rejects. */
+export async function runCli(args: string[], opts: { timeoutMs?: number; cwd?: string } = {}) {
+  const r = await execa('node', [CLI, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    reject: false,
+    timeout: opts.timeoutMs ?? 60_000,
+    env: { NO_COLOR: '1' },
+  });
+  return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+/** PIDs of live processes whose command line contains `marker`. */
+export function processesWith(marker: string): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((l) => l.includes(marker) && !/^\s*\d+\s+Z/.test(l))
+    .map((l) => Number(l.trim().split(/\s+/)[0]))
+    .filter((pid) => pid !== process.pid);
+}
+
+export function verdictsOf(check: CheckResult): Verdict[] {
+  return check.results.map((r) => r.verdict);
+}
+
+/** Checks with any subject at fail or warn. */
+export function brokenChecks(run: RunResult): string[] {
+  return run.checks.filter((c) => c.results.some((r) => r.verdict === 'fail' || r.verdict === 'warn')).map((c) => c.id);
+}
+
+/** A one-line summary of a run, for assertion messages. */
+export function describeRun(run: RunResult): string {
+  const lines = run.checks.map(
+    (c) => `${c.id}: ${c.results.map((r) => `${r.subject}=${r.verdict}${r.reason ? ` (${r.reason})` : ''}${r.findings[0] ? ` [${r.findings[0].actual}]` : ''}`).join(', ')}`,
+  );
+  return [`aborted=${run.aborted ?? '-'} harnessErrors=${run.harnessErrors.join('|') || '-'}`, ...lines].join('\n');
+}

@@ -1,0 +1,66 @@
+/**
+ * The kill matrix: the reference server passes every check, and each broken
+ * variant (`--break <check id>`) is caught by exactly that check, over stdio
+ * and over Streamable HTTP. A check with no broken variant fails this file.
+ */
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { runConformance } from '../engine/run.js';
+import { catalogue } from '../suites/index.js';
+import type { RunResult, TransportKind } from '../suites/model.js';
+import { brokenChecks, describeRun, freePort, REFERENCE, referenceCommand } from './helpers.js';
+
+const breaks = execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n');
+
+async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
+  if (transport === 'stdio') return runConformance({ command: referenceCommand(...serverArgs), requestTimeoutMs: 5000 });
+  const port = await freePort();
+  return runConformance({
+    command: referenceCommand('--http', String(port), ...serverArgs),
+    url: `http://127.0.0.1:${port}/mcp`,
+    requestTimeoutMs: 5000,
+  });
+}
+
+describe('kill matrix', () => {
+  it('has exactly one broken variant per check in the catalogue', () => {
+    expect([...breaks].sort()).toEqual(catalogue.map((c) => c.id).sort());
+  });
+
+  for (const transport of ['stdio', 'http'] as const) {
+    describe(transport, () => {
+      it('the reference server passes every check (skips only where the transport does not apply)', async () => {
+        const result = await run(transport);
+        const info = describeRun(result);
+        expect(result.aborted, info).toBeUndefined();
+        expect(result.exitCode, info).toBe(0);
+        for (const check of result.checks) {
+          for (const r of check.results) {
+            if (r.verdict === 'skip') expect(check.transports, `${check.id}: ${r.reason}`).not.toContain(transport);
+            else expect(r.verdict, `${check.id} [${r.subject}] ${r.reason ?? ''}`).toBe('pass');
+          }
+        }
+      });
+
+      for (const check of catalogue.filter((c) => c.transports.includes(transport))) {
+        it(`--break ${check.id} is caught by ${check.id} alone`, async () => {
+          const result = await run(transport, '--break', check.id);
+          const info = describeRun(result);
+          expect(result.aborted, info).toBeUndefined();
+          expect(brokenChecks(result), info).toEqual([check.id]);
+          const verdicts = result.checks.find((c) => c.id === check.id)!.results.map((r) => r.verdict);
+          expect(verdicts, info).toContain(check.level === 'MUST' ? 'fail' : 'warn');
+          for (const c of result.checks) {
+            for (const r of c.results) expect(r.verdict, `${c.id} [${r.subject}] ${r.reason ?? ''}`).not.toBe('not-observed');
+          }
+          const finding = result.checks.find((c) => c.id === check.id)!.results.find((r) => r.findings.length)!.findings[0]!;
+          expect(finding.requirement.length).toBeGreaterThan(0);
+          expect(finding.expected.length).toBeGreaterThan(0);
+          expect(finding.actual.length).toBeGreaterThan(0);
+          expect(finding.wire.length, 'a finding shows the wire').toBeGreaterThan(0);
+          expect(result.exitCode).toBe(check.level === 'MUST' ? 1 : 0);
+        });
+      }
+    });
+  }
+});
