@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    reporters: ['default'],
+    // The JSON results feed the 'N passed, N failed' line of .ci/run.
+    reporters: ['default', 'json'],
+    outputFile: { json: 'reports/vitest-results.json' },
   },
 });
