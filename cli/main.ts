@@ -31,6 +31,7 @@ interface Flags {
   maxMessageSize: number;
   startupTimeout: number;
   maxRestarts: number;
+  maxPages: number;
   color: boolean;
 }
 
@@ -61,6 +62,7 @@ function program(): Command {
     .option('--max-message-size <bytes>', 'largest message accepted from the server', positiveInt('--max-message-size'), DEFAULTS.maxMessageBytes)
     .option('--startup-timeout <ms>', 'how long a launched HTTP server may take to accept connections', positiveInt('--startup-timeout'), DEFAULTS.startupTimeoutMs)
     .option('--max-restarts <n>', 'stdio: restarts allowed after the server exits', positiveInt('--max-restarts'), DEFAULTS.maxRestarts)
+    .option('--max-pages <n>', 'longest cursor chain a list walk follows', positiveInt('--max-pages'), DEFAULTS.maxPages)
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -215,6 +217,7 @@ export async function main(argv: string[]): Promise<number> {
       maxMessageBytes: flags.maxMessageSize,
       startupTimeoutMs: flags.startupTimeout,
       maxRestarts: flags.maxRestarts,
+      maxPages: flags.maxPages,
       signal: interrupt.signal,
     });
     return await report(run, reportTo);

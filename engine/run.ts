@@ -39,6 +39,8 @@ export interface RunOptions {
   startupTimeoutMs?: number;
   shutdownGraceMs?: number;
   maxRestarts?: number;
+  /** Longest cursor chain a list walk follows. */
+  maxPages?: number;
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
   signal?: AbortSignal;
 }
@@ -52,6 +54,7 @@ export const DEFAULTS = {
   startupTimeoutMs: 15_000,
   shutdownGraceMs: 2_000,
   maxRestarts: 3,
+  maxPages: 10_000,
 };
 
 export function toolVersion(): { name: string; version: string } {
@@ -174,6 +177,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     const ctx: SuiteContext = {
       transport,
       revision: o.spec,
+      settings: { requestTimeoutMs: o.requestTimeoutMs, maxPages: o.maxPages },
       signal: stop.signal,
       session: () => primary!,
       openSession: async () => {
@@ -183,13 +187,13 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         return s;
       },
       discovery: () => discovery,
-      tools: () => (toolsWalk ??= walkList(primary!, 'tools/list', 'tools')),
+      tools: () => (toolsWalk ??= walkList(primary!, 'tools/list', 'tools', { maxPages: o.maxPages })),
       toolsFresh: () =>
         (freshWalk ??= (async () => {
           const s = await t.connect();
           sessions.push(s);
           try {
-            return await walkList(s, 'tools/list', 'tools');
+            return await walkList(s, 'tools/list', 'tools', { maxPages: o.maxPages });
           } finally {
             await t.disconnect(s);
           }

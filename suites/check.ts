@@ -16,10 +16,19 @@ export interface Discovery {
   problem?: string;
 }
 
+/** Settings a run passes to its checks (the engine fills them from flags and defaults). */
+export interface CheckSettings {
+  /** Per-request timeout, milliseconds. */
+  requestTimeoutMs: number;
+  /** Longest cursor chain a list walk follows. */
+  maxPages: number;
+}
+
 /** Shared state and services a check can use; the engine provides it. */
 export interface SuiteContext {
   readonly transport: TransportKind;
   readonly revision: string;
+  readonly settings: CheckSettings;
   readonly signal: AbortSignal;
   /** The primary connection. */
   session(): Session;
