@@ -5,6 +5,8 @@
  * path, bad flags and interrupts included.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { resolve } from 'node:path';
+import { findConfig, loadConfig, resolveSecrets, type LoadedConfig } from '../engine/config.js';
 import { DEFAULTS, REVISIONS, runConformance, selectChecks, toolVersion } from '../engine/run.js';
 import { killAllServers } from '../harness/process.js';
 import { renderConsole, writeReports } from '../render/index.js';
@@ -15,6 +17,7 @@ export const DEFAULT_JUNIT = 'reports/junit.xml';
 export const DEFAULT_JSON = 'reports/results.json';
 
 interface Flags {
+  config?: string;
   server?: string;
   url?: string;
   header: string[];
@@ -46,6 +49,7 @@ function program(): Command {
   const cmd = new Command('mcp-conformance')
     .description('Conformance test suite for Model Context Protocol servers')
     .version(toolVersion().version)
+    .option('--config <path>', 'configuration file (default: mcp-conformance.config.yaml/.yml/.json in the current folder)')
     .addOption(new Option('--server <command>', 'launch this server command (stdio, or with --url the HTTP server to start)'))
     .addOption(new Option('--url <url>', 'Streamable HTTP endpoint of the server'))
     .option('--header <"Name: value">', 'HTTP header sent on every request (repeatable; values never reported)', collect, [])
@@ -181,10 +185,17 @@ export async function main(argv: string[]): Promise<number> {
   const reportTo = { junit: flags.junit, json: flags.json, color: flags.color };
   let headers: Record<string, string>;
   let env: Record<string, string>;
+  let loaded: LoadedConfig | undefined;
   try {
+    const configPath = flags.config ?? findConfig(process.cwd());
+    loaded = configPath ? loadConfig(configPath) : undefined;
+    const server = loaded?.config.server;
+    // Flags win over the file; the file's secrets come from the environment.
+    flags.server ??= server?.command;
+    flags.url ??= server?.url;
     if (!flags.server && !flags.url) throw new Error('nothing to test: give --server "<command>" or --url <url> (see --help)');
-    headers = parseHeaders(flags.header);
-    env = parseEnv(flags.env);
+    headers = { ...resolveSecrets(server?.headers, process.env, 'header'), ...parseHeaders(flags.header) };
+    env = { ...resolveSecrets(server?.env, process.env, 'env'), ...parseEnv(flags.env) };
   } catch (err) {
     return report(abortedRun((err as Error).message), reportTo);
   }
@@ -218,6 +229,8 @@ export async function main(argv: string[]): Promise<number> {
       startupTimeoutMs: flags.startupTimeout,
       maxRestarts: flags.maxRestarts,
       maxPages: flags.maxPages,
+      config: loaded?.config,
+      cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,
     });
     return await report(run, reportTo);

@@ -15,6 +15,7 @@ import { Target } from '../harness/target.js';
 import { walkList, type ListWalk } from '../harness/walk.js';
 import { Probe, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
+import type { Config } from './config.js';
 import { summarize, type CheckResult, type RunResult, type SubjectResult, type TransportKind } from '../suites/model.js';
 
 export const REVISIONS = ['2026-07-28', 'draft'] as const;
@@ -41,6 +42,8 @@ export interface RunOptions {
   maxRestarts?: number;
   /** Longest cursor chain a list walk follows. */
   maxPages?: number;
+  /** The configuration file's content (what generic probing cannot know). */
+  config?: Config;
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
   signal?: AbortSignal;
 }
@@ -178,6 +181,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       transport,
       revision: o.spec,
       settings: { requestTimeoutMs: o.requestTimeoutMs, maxPages: o.maxPages },
+      config: o.config ?? {},
       signal: stop.signal,
       session: () => primary!,
       openSession: async () => {

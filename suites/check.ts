@@ -4,6 +4,7 @@
  * Probe. The engine turns the probe's findings into a verdict:
  * no finding → pass; findings → fail (MUST) or warn (SHOULD / MAY).
  */
+import type { Config } from '../engine/config.js';
 import type { Exchange, JsonObject, RequestOptions, Session } from '../harness/session.js';
 import type { ListWalk } from '../harness/walk.js';
 import type { CheckInfo, Finding, Level, SpecRef, TransportKind, WireFrame } from './model.js';
@@ -29,6 +30,8 @@ export interface SuiteContext {
   readonly transport: TransportKind;
   readonly revision: string;
   readonly settings: CheckSettings;
+  /** The configuration file's content ({} without a file). */
+  readonly config: Config;
   readonly signal: AbortSignal;
   /** The primary connection. */
   session(): Session;

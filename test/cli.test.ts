@@ -3,7 +3,7 @@
  * JSON reports, and every kind of bad input (one-line error, exit 2, reports
  * still written, no process left behind).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -111,6 +111,24 @@ describe('CLI against the reference server', () => {
     expect(r.code).toBe(0);
     for (const f of ['junit.xml', 'results.json']) expect(readFileSync(join(dir, f), 'utf8')).not.toContain(secret);
     expect(r.stdout + r.stderr).not.toContain(secret);
+  });
+});
+
+describe('configuration file', () => {
+  it('supplies the server command, with paths relative to the file', async () => {
+    const dir = tempDir();
+    const r = await runCli(['--config', 'fixtures/reference.config.yaml', ...reportsIn(dir)]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+
+  it('rejects an inline secret with the path and the reason', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'bad.config.yaml');
+    writeFileSync(file, 'server:\n  command: node x.js\n  env:\n    API_KEY: hunter2-inline\n');
+    const r = await runCli(['--config', file, ...reportsIn(dir)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/is invalid at \/server\/env\/API_KEY: .*never inline/);
+    expect(existsSync(join(dir, 'junit.xml'))).toBe(true);
   });
 });
 
