@@ -38,6 +38,16 @@ const NOTIFICATION_DEFS: Record<string, string> = {
 export const KNOWN_REVISIONS = ['2026-07-28', 'draft', '2025-11-25'] as const;
 export type Revision = (typeof KNOWN_REVISIONS)[number];
 
+export interface SchemaOptions {
+  /**
+   * Properties judged by dedicated checks rather than by schema validity
+   * (e.g. the caching hints `ttlMs` and `cacheScope`): every definition that
+   * declares one is validated as if it neither declared nor required it, so
+   * one defect is reported once, by the check that owns the rule.
+   */
+  setAside?: string[];
+}
+
 export class ProtocolSchema {
   private readonly ajv: AnyAjv;
   private readonly defs: Set<string>;
@@ -46,16 +56,18 @@ export class ProtocolSchema {
   constructor(
     readonly source: string,
     doc: Record<string, unknown>,
+    opts: SchemaOptions = {},
   ) {
     const defs = (doc.$defs ?? doc.definitions) as Record<string, unknown> | undefined;
     if (!defs || typeof defs !== 'object') throw new Error(`${source} has no $defs: not an MCP protocol schema`);
     this.defs = new Set(Object.keys(defs));
+    if (opts.setAside?.length) doc = withoutProperties(doc, opts.setAside);
     this.ajv = ajvFor(typeof doc.$schema === 'string' ? doc.$schema : undefined, { fresh: true });
     this.ajv.addSchema(doc, 'mcp');
   }
 
   /** The published schema bundled for `revision`, or the file at `path`. */
-  static load(revision: string, path?: string): ProtocolSchema {
+  static load(revision: string, path?: string, opts: SchemaOptions = {}): ProtocolSchema {
     const file = path ?? join(packageRoot(), 'schemas', revision, 'schema.json');
     let doc: unknown;
     try {
@@ -63,7 +75,7 @@ export class ProtocolSchema {
     } catch (err) {
       throw new Error(`cannot read protocol schema ${file}: ${(err as Error).message}`);
     }
-    return new ProtocolSchema(file, doc as Record<string, unknown>);
+    return new ProtocolSchema(file, doc as Record<string, unknown>, opts);
   }
 
   has(def: string): boolean {
@@ -111,4 +123,17 @@ export class ProtocolSchema {
     const def = method ? this.resultDefFor(method, msg.result) : 'Result';
     return { def, errors: this.validate(def, msg.result) };
   }
+}
+
+/** A copy of `doc` whose definitions neither declare nor require `names`. */
+function withoutProperties(doc: Record<string, unknown>, names: string[]): Record<string, unknown> {
+  const copy = structuredClone(doc);
+  const defs = (copy.$defs ?? copy.definitions) as Record<string, { properties?: Record<string, unknown>; required?: unknown }>;
+  for (const def of Object.values(defs)) {
+    if (typeof def !== 'object' || def === null || typeof def.properties !== 'object' || def.properties === null) continue;
+    if (!names.some((n) => n in def.properties!)) continue;
+    for (const n of names) delete def.properties[n];
+    if (Array.isArray(def.required)) def.required = def.required.filter((r) => !names.includes(r as string));
+  }
+  return copy;
 }
