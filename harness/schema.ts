@@ -3,7 +3,7 @@
  * the published JSON schema of the protocol revision in use (or a copy the
  * user names with --schema).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { packageRoot } from './paths.js';
@@ -48,6 +48,9 @@ export interface SchemaOptions {
   setAside?: string[];
 }
 
+/** Schemas already compiled in this process, by file, modification time and set-aside fields. */
+const loaded = new Map<string, ProtocolSchema>();
+
 export class ProtocolSchema {
   private readonly ajv: AnyAjv;
   private readonly defs: Set<string>;
@@ -66,16 +69,27 @@ export class ProtocolSchema {
     this.ajv.addSchema(doc, 'mcp');
   }
 
-  /** The published schema bundled for `revision`, or the file at `path`. */
+  /**
+   * The published schema bundled for `revision`, or the file at `path`.
+   * Compiling the protocol schema costs most of a second, so a process that
+   * runs the suite many times (the project's own tests) compiles each file
+   * (as last modified) and set of set-aside fields once.
+   */
   static load(revision: string, path?: string, opts: SchemaOptions = {}): ProtocolSchema {
     const file = path ?? join(packageRoot(), 'schemas', revision, 'schema.json');
     let doc: unknown;
+    let key: string;
     try {
+      key = `${file}\0${statSync(file).mtimeMs}\0${[...(opts.setAside ?? [])].sort().join(',')}`;
+      const hit = loaded.get(key);
+      if (hit) return hit;
       doc = JSON.parse(readFileSync(file, 'utf8'));
     } catch (err) {
       throw new Error(`cannot read protocol schema ${file}: ${(err as Error).message}`);
     }
-    return new ProtocolSchema(file, doc as Record<string, unknown>, opts);
+    const schema = new ProtocolSchema(file, doc as Record<string, unknown>, opts);
+    loaded.set(key, schema);
+    return schema;
   }
 
   has(def: string): boolean {

@@ -40,9 +40,11 @@ describe('kill matrix', () => {
     expect([...breaks].sort()).toEqual(catalogue.map((c) => c.id).sort());
   });
 
+  // Each run is its own server process(es) and waits mostly on I/O: the runs go concurrently
+  // (vitest's maxConcurrency), each asserting through its own test context's expect.
   for (const transport of ['stdio', 'http'] as const) {
-    describe(transport, () => {
-      it('the reference server passes every check (skips only where the transport does not apply)', async () => {
+    describe.concurrent(transport, () => {
+      it('the reference server passes every check (skips only where the transport does not apply)', async ({ expect }) => {
         const result = await run(transport);
         const info = describeRun(result);
         expect(result.aborted, info).toBeUndefined();
@@ -56,7 +58,7 @@ describe('kill matrix', () => {
       });
 
       for (const check of catalogue.filter((c) => c.transports.includes(transport))) {
-        it(`--break ${check.id} is caught by ${check.id} alone`, async () => {
+        it(`--break ${check.id} is caught by ${check.id} alone`, async ({ expect }) => {
           const result = await run(transport, '--break', check.id);
           const info = describeRun(result);
           expect(result.aborted, info).toBeUndefined();
