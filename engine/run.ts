@@ -309,6 +309,9 @@ async function runCheck(
   if (!walk.exhausted) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem?.detail}`)];
   const tools = walk.items.filter((tool) => (per.appliesTo ? per.appliesTo(tool) : true));
   if (tools.length === 0) return [verdictOnly('server', 'skip', per.noneReason ?? 'the server lists no tools')];
+  // The page that listed each tool is the evidence for what the check says about it.
+  const pageOf = new Map<unknown, Exchange>();
+  for (const p of walk.pages) for (const item of Array.isArray(p.result?.tools) ? p.result.tools : []) pageOf.set(item, p);
   const counts = new Map<string, number>();
   const out: SubjectResult[] = [];
   for (const tool of tools) {
@@ -316,9 +319,7 @@ async function runCheck(
     const n = (counts.get(name) ?? 0) + 1;
     counts.set(name, n);
     const subject = `tool:${name}${n > 1 ? `#${n}` : ''}`;
-    // The page that listed the tool is the evidence for what the check says about it.
-    const page = walk.pages.find((p) => Array.isArray(p.result?.tools) && (p.result.tools as unknown[]).includes(tool));
-    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, (t) => per.run(t, tool), page));
+    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, (t) => per.run(t, tool), pageOf.get(tool)));
   }
   return out;
 }
