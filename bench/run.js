@@ -27,7 +27,7 @@ const PAGE_SIZE = 50;
 const RUNS = 3;
 
 const MiB = 1024 * 1024;
-const mib = (bytes) => (bytes / MiB).toFixed(1);
+const mib = (bytes) => (bytes / MiB).toFixed(2);
 
 async function engine() {
   try {

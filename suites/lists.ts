@@ -79,8 +79,20 @@ export function declaredLists(t: Probe): ListKind[] {
  */
 export async function walked(t: Probe, method: ListMethod, where: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> {
   const walk = await t.ctx.walk(method, where);
+  skipUnserved(t, walk);
   if (!walk.exhausted) t.notObserved(`${method} could not be walked to the end${where === 'fresh' ? ' on a fresh connection' : ''}: ${walk.problem?.detail}`);
   return walk;
+}
+
+/**
+ * Resource templates are optional within the resources capability: a server
+ * that answers resources/templates/list with -32601 does not offer them, and
+ * the checks of that list are skipped.
+ */
+export function skipUnserved(t: Probe, walk: ListWalk): void {
+  if (walk.method === 'resources/templates/list' && walk.pages.length === 1 && walk.pages[0]!.error?.code === -32601) {
+    t.skip('the server answers resources/templates/list with -32601: it offers no resource templates');
+  }
 }
 
 /** One more full walk on the primary connection (not memoized), or not-observed. */

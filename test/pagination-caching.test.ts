@@ -6,6 +6,7 @@
  * ask_name round trip the input_required check relies on.
  */
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ import { Session } from '../harness/session.js';
 import type { SendInfo, Transport, TransportSink } from '../harness/transport.js';
 import { walkList } from '../harness/walk.js';
 import type { CheckResult, RunResult } from '../suites/model.js';
-import { describeRun, REFERENCE, referenceCommand, ROOT } from './helpers.js';
+import { describeRun, REFERENCE, referenceCommand, ROOT, tempDir } from './helpers.js';
 
 const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
 
@@ -190,6 +191,51 @@ describe('pagination and caching against the reference server', () => {
     const r = check(run, 'discover/result').results[0]!;
     expect(r.verdict).toBe('fail');
     expect(r.findings[0]!.actual).toMatch(/cacheScope/);
+  });
+});
+
+/** A one-page resources server without resource templates, as a stdio script. */
+const SMALL_SERVER = `
+import { createInterface } from 'node:readline';
+const hints = { ttlMs: 1000, cacheScope: 'public' };
+const meta = { 'io.modelcontextprotocol/serverInfo': { name: 'small', version: '1' } };
+const results = {
+  'server/discover': { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { resources: {} }, ...hints, _meta: meta },
+  'resources/list': { resultType: 'complete', resources: [{ uri: 'file:///a.txt', name: 'a.txt' }], ...hints, _meta: meta },
+  'resources/read': { resultType: 'complete', contents: [{ uri: 'file:///a.txt', text: 'a' }], ...hints, _meta: meta },
+};
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  const result = m.params?.cursor !== undefined ? undefined : results[m.method];
+  const error = m.params?.cursor !== undefined ? { code: -32602, message: 'invalid cursor' } : { code: -32601, message: 'Method not found' };
+  process.stdout.write(JSON.stringify(result ? { jsonrpc: '2.0', id: m.id, result } : { jsonrpc: '2.0', id: m.id, error }) + '\\n');
+});
+`;
+
+describe('a server with one page of resources and no resource templates', () => {
+  it('skips what does not apply, with the reason, and passes the rest', async () => {
+    const file = join(tempDir(), 'small.mjs');
+    writeFileSync(file, SMALL_SERVER);
+    const run = await runConformance({ command: `node ${file}`, checks: OURS, requestTimeoutMs: 5000 });
+    const verdicts = Object.fromEntries(run.checks.map((c) => [c.id, `${c.results[0]!.verdict}${c.results[0]!.reason ? `: ${c.results[0]!.reason}` : ''}`]));
+    expect(run.exitCode, describeRun(run)).toBe(0);
+    expect(verdicts).toMatchObject({
+      'pagination/tools-chain-ends': expect.stringMatching(/^skip: .*tools capability/),
+      'pagination/prompts-no-repeats': expect.stringMatching(/^skip: .*prompts capability/),
+      'pagination/resources-chain-ends': 'pass',
+      'pagination/resources-no-repeats': 'pass',
+      'pagination/resources-stable-cursors': expect.stringMatching(/^skip: resources\/list fits on one page/),
+      'pagination/resources-empty-cursor': expect.stringMatching(/^skip: the server gave no empty-string nextCursor/),
+      'pagination/resources-invalid-cursor': 'pass',
+      'pagination/resources-order': 'pass',
+      'pagination/resource-templates-chain-ends': expect.stringMatching(/^skip: .*-32601: it offers no resource templates/),
+      'pagination/resource-templates-invalid-cursor': expect.stringMatching(/^skip: .*-32601/),
+      'caching/ttl-ms': 'pass',
+      'caching/cache-scope': 'pass',
+      'caching/scope-across-pages': expect.stringMatching(/^skip: no list the server declares spans more than one page/),
+      'caching/input-required-no-hints': expect.stringMatching(/^skip: no input_required result was seen/),
+    });
   });
 });
 
