@@ -207,6 +207,7 @@ const results = {
 createInterface({ input: process.stdin }).on('line', (line) => {
   const m = JSON.parse(line);
   if (m.id === undefined) return;
+  if (m.params?.cursor !== undefined && process.argv[2] === 'crash-on-cursor') process.exit(1);
   const result = m.params?.cursor !== undefined ? undefined : results[m.method];
   const error = m.params?.cursor !== undefined ? { code: -32602, message: 'invalid cursor' } : { code: -32601, message: 'Method not found' };
   process.stdout.write(JSON.stringify(result ? { jsonrpc: '2.0', id: m.id, result } : { jsonrpc: '2.0', id: m.id, error }) + '\\n');
@@ -236,6 +237,22 @@ describe('a server with one page of resources and no resource templates', () => 
       'caching/scope-across-pages': expect.stringMatching(/^skip: no list the server declares spans more than one page/),
       'caching/input-required-no-hints': expect.stringMatching(/^skip: no input_required result was seen/),
     });
+  });
+});
+
+describe('a server that crashes on a cursor it never issued', () => {
+  it('breaks the SHOULD of pagination/<list>-invalid-cursor: a warning that says there was no answer', async () => {
+    const file = join(tempDir(), 'small.mjs');
+    writeFileSync(file, SMALL_SERVER);
+    const run = await runConformance({
+      command: `node ${file} crash-on-cursor`,
+      checks: ['pagination/resources-invalid-cursor'],
+      requestTimeoutMs: 5000,
+    });
+    const r = check(run, 'pagination/resources-invalid-cursor').results[0]!;
+    expect(r.verdict, describeRun(run)).toBe('warn');
+    expect(r.findings[0]!.actual).toMatch(/^no answer: /);
+    expect(r.findings[0]!.wire.length).toBeGreaterThan(0);
   });
 });
 
