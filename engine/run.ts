@@ -12,7 +12,7 @@ import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
 import type { Exchange, JsonObject, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
-import { walkList, type ListWalk } from '../harness/walk.js';
+import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { Probe, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import type { Config } from './config.js';
@@ -123,7 +123,9 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   }
   let schema: ProtocolSchema;
   try {
-    schema = ProtocolSchema.load(o.spec, o.schemaPath);
+    // Fields a selected check owns are that check's to judge, not the schema checks'.
+    const setAside = [...new Set(checks.flatMap((c) => c.resultFields ?? []))];
+    schema = ProtocolSchema.load(o.spec, o.schemaPath, { setAside });
   } catch (err) {
     result.aborted = (err as Error).message;
     return finish();
@@ -173,8 +175,27 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       | undefined;
     if (server) result.server = { name: String(server.name ?? ''), version: String(server.version ?? '') };
 
-    let toolsWalk: Promise<ListWalk> | undefined;
-    let freshWalk: Promise<ListWalk> | undefined;
+    const primaryWalks = new Map<ListMethod, Promise<ListWalk>>();
+    const freshWalks = new Map<ListMethod, Promise<ListWalk>>();
+    const walkOn = (s: Session, method: ListMethod) => walkList(s, method, LIST_METHODS[method], { maxPages: o.maxPages });
+    // The fresh walks of every list share one second connection (stdio: one more process), open until the run ends.
+    let freshConnection: Promise<Session> | undefined;
+    const freshSession = async (): Promise<Session> => {
+      const open = freshConnection && (await freshConnection.catch(() => undefined));
+      if (!open || open.closed) {
+        freshConnection = t.connect().then((s) => (sessions.push(s), s));
+      }
+      return freshConnection!;
+    };
+    const walk = (method: ListMethod, where: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> => {
+      const memo = where === 'primary' ? primaryWalks : freshWalks;
+      let w = memo.get(method);
+      if (!w) {
+        w = where === 'primary' ? walkOn(primary!, method) : freshSession().then((s) => walkOn(s, method));
+        memo.set(method, w);
+      }
+      return w;
+    };
     let restarts = 0;
     let checkSessions: Session[] = [];
     const ctx: SuiteContext = {
@@ -191,17 +212,9 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         return s;
       },
       discovery: () => discovery,
-      tools: () => (toolsWalk ??= walkList(primary!, 'tools/list', 'tools', { maxPages: o.maxPages })),
-      toolsFresh: () =>
-        (freshWalk ??= (async () => {
-          const s = await t.connect();
-          sessions.push(s);
-          try {
-            return await walkList(s, 'tools/list', 'tools', { maxPages: o.maxPages });
-          } finally {
-            await t.disconnect(s);
-          }
-        })()),
+      tools: () => walk('tools/list'),
+      toolsFresh: () => walk('tools/list', 'fresh'),
+      walk,
       allSessions: () => sessions,
       schemaJudged: new Set<string>(),
     };
@@ -225,7 +238,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         restarts++;
         primary = await t.connect();
         sessions.push(primary);
-        toolsWalk = undefined;
+        primaryWalks.clear();
       }
     }
     if (stop.signal.aborted && !result.aborted) result.aborted = reasonOf(stop.signal);
@@ -293,9 +306,12 @@ async function runCheck(
   } catch (err) {
     return [verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message}`)];
   }
-  if (walk.problem) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem.detail}`)];
+  if (!walk.exhausted) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem?.detail}`)];
   const tools = walk.items.filter((tool) => (per.appliesTo ? per.appliesTo(tool) : true));
   if (tools.length === 0) return [verdictOnly('server', 'skip', per.noneReason ?? 'the server lists no tools')];
+  // The page that listed each tool is the evidence for what the check says about it.
+  const pageOf = new Map<unknown, Exchange>();
+  for (const p of walk.pages) for (const item of Array.isArray(p.result?.tools) ? p.result.tools : []) pageOf.set(item, p);
   const counts = new Map<string, number>();
   const out: SubjectResult[] = [];
   for (const tool of tools) {
@@ -303,9 +319,7 @@ async function runCheck(
     const n = (counts.get(name) ?? 0) + 1;
     counts.set(name, n);
     const subject = `tool:${name}${n > 1 ? `#${n}` : ''}`;
-    // The page that listed the tool is the evidence for what the check says about it.
-    const page = walk.pages.find((p) => Array.isArray(p.result?.tools) && (p.result.tools as unknown[]).includes(tool));
-    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, (t) => per.run(t, tool), page));
+    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, (t) => per.run(t, tool), pageOf.get(tool)));
   }
   return out;
 }
