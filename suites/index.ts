@@ -3,10 +3,12 @@
  */
 import type { Check } from './check.js';
 import { discoverChecks } from './discover.js';
+import { fixtureChecks } from './fixtures.js';
+import { mrtrChecks } from './mrtr.js';
 import { toolsListChecks } from './tools-list.js';
 import { wireChecks } from './wire.js';
 
-export const catalogue: Check[] = [...discoverChecks, ...toolsListChecks, ...wireChecks];
+export const catalogue: Check[] = [...discoverChecks, ...toolsListChecks, ...mrtrChecks, ...fixtureChecks, ...wireChecks];
 
 const ids = new Set<string>();
 for (const c of catalogue) {
