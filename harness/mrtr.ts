@@ -76,9 +76,10 @@ export type DriveStatus = 'complete' | 'error' | 'unterminated' | 'stuck' | 'sta
  * - empty: `input_required` with neither `inputRequests` nor `requestState` (retrying would repeat the first request);
  * - unanswerable: an `inputRequests` value the driver cannot answer (not one of the allowed kinds, or malformed);
  * - result-type: a `resultType` the client does not recognise;
- * - script: a scripted answer does not fit the request it is keyed to.
+ * - script: a scripted answer does not fit the request it is keyed to;
+ * - undeclared: a request needing a capability the client did not declare (a client without it cannot answer).
  */
-export type StuckReason = 'empty' | 'unanswerable' | 'result-type' | 'script';
+export type StuckReason = 'empty' | 'unanswerable' | 'result-type' | 'script' | 'undeclared';
 
 /** A request the server asked for that the declared capabilities did not allow. */
 export interface UndeclaredRequest {
@@ -106,7 +107,7 @@ export interface DriveOutcome {
   staleAnswer?: { retryId: RequestId; answeredId: RequestId; frames: WireFrame[] };
   /** Frames of a request that got no answer of its own (stale-id, no-answer). */
   unanswered: WireFrame[];
-  /** Requests asked for beyond the declared capabilities (the driver answered them anyway). */
+  /** Requests asked for beyond the declared capabilities (the drive stops there, stuck). */
   undeclared: UndeclaredRequest[];
 }
 
@@ -297,6 +298,10 @@ async function drive(session: Session, base: JsonObject, first: Exchange, opts: 
         if (needs && !capabilityDeclared(outcome.capabilities, needs)) {
           outcome.undeclared.push({ round, key, method: String((request as JsonObject).method), needs });
         }
+      }
+      if (outcome.undeclared.length > 0) {
+        const u = outcome.undeclared[0]!;
+        return finish(outcome, 'stuck', `inputRequests.${u.key} (${u.method}) needs ${u.needs}, which the client did not declare`, 'undeclared');
       }
       extra.inputResponses = answered.inputResponses;
     }

@@ -122,8 +122,9 @@ function stringValue(s: S): string {
 function numberValue(s: S, integer: boolean): number {
   const lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + (integer ? 1 : 0.5) : undefined;
   const hi = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - (integer ? 1 : 0.5) : undefined;
-  let n = lo ?? (hi !== undefined ? Math.min(1, hi) : 1);
-  if (integer) n = Math.ceil(n);
+  // Whole numbers where the bounds allow (an elicitation answer carries integers, not fractions).
+  let n = lo !== undefined ? Math.ceil(lo) : hi !== undefined ? Math.min(1, Math.floor(hi)) : 1;
+  if (!integer && lo !== undefined && hi !== undefined && n > hi) n = lo;
   const step = typeof s.multipleOf === 'number' && s.multipleOf > 0 ? s.multipleOf : undefined;
   if (step) n = Math.ceil(n / step) * step;
   return n;

@@ -118,6 +118,7 @@ export function ownerOf(d: DriveOutcome): string | undefined {
     if (d.stuck === 'empty') return 'mrtr/input-or-state';
     if (d.stuck === 'result-type') return 'mrtr/result-type';
     if (d.stuck === 'unanswerable') return 'mrtr/input-requests-valid';
+    if (d.stuck === 'undeclared') return 'mrtr/capability-gating';
     return 'fixtures/outcome';
   }
   if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return 'mrtr/result-type';
