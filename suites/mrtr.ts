@@ -324,7 +324,9 @@ export const capabilityGating = defineCheck({
         const label = `${callLabel(x)} with ${kind} withheld`;
         undeclared(d, callLabel(x), `${kind} withheld`);
         if (d.status === 'error') judgeMissingCapability(t, d, [kind], label);
-        else if (d.status !== 'complete') judgeable(t, d, label);
+        else if (d.status === 'no-answer') {
+          t.expect(false, { expected: 'completion without it, or JSON-RPC error -32021', actual: `${label}: ${d.detail}`, wire: d.unanswered });
+        } else if (d.status !== 'complete') judgeable(t, d, label);
       }
     }
     if (cfg) {
