@@ -77,9 +77,10 @@ export type DriveStatus = 'complete' | 'error' | 'unterminated' | 'stuck' | 'sta
  * - unanswerable: an `inputRequests` value the driver cannot answer (not one of the allowed kinds, or malformed);
  * - result-type: a `resultType` the client does not recognise;
  * - script: a scripted answer does not fit the request it is keyed to;
- * - undeclared: a request needing a capability the client did not declare (a client without it cannot answer).
+ * - undeclared: a request needing a capability the client did not declare (a client without it cannot answer);
+ * - no-value: a valid form value could not be generated for a requestedSchema (script an answer instead).
  */
-export type StuckReason = 'empty' | 'unanswerable' | 'result-type' | 'script' | 'undeclared';
+export type StuckReason = 'empty' | 'unanswerable' | 'result-type' | 'script' | 'undeclared' | 'no-value';
 
 /** A request the server asked for that the declared capabilities did not allow. */
 export interface UndeclaredRequest {
@@ -230,7 +231,9 @@ function answerOne(
       if (scripted?.action === 'accept' && scripted.content) return { ok: true, value: { action: 'accept', content: scripted.content } };
       if (!isObject(params.requestedSchema)) return bad('a form elicitation without a requestedSchema object');
       const example = validExample(params.requestedSchema, { optional: true });
-      if (!example.ok) return bad(`no valid form value for requestedSchema: ${example.problem}`);
+      if (!example.ok) {
+        return { ok: false, stuck: 'no-value', problem: `inputRequests.${key}: no valid form value could be generated for requestedSchema (${example.problem})` };
+      }
       return { ok: true, value: { action: 'accept', content: example.value as JsonObject } };
     }
     case 'sampling/createMessage': {

@@ -108,8 +108,8 @@ async function mrtrTools(t: Probe): Promise<MrtrTool[]> {
 }
 
 /**
- * The check that owns a drive cut short, when it is not the current one:
- * such a drive is noted and left to its owner.
+ * Who reports a drive cut short: the id of the check that owns the defect,
+ * or why nobody can judge it. Another check's drive is noted and left to it.
  */
 export function ownerOf(d: DriveOutcome): string | undefined {
   if (d.status === 'stale-id') return 'mrtr/retry-id';
@@ -119,6 +119,7 @@ export function ownerOf(d: DriveOutcome): string | undefined {
     if (d.stuck === 'result-type') return 'mrtr/result-type';
     if (d.stuck === 'unanswerable') return 'mrtr/input-requests-valid';
     if (d.stuck === 'undeclared') return 'mrtr/capability-gating';
+    if (d.stuck === 'no-value') return 'not judged: the suite could not generate a valid answer; script one in the fixture file';
     return 'fixtures/outcome';
   }
   if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return 'mrtr/result-type';
@@ -129,9 +130,9 @@ export function ownerOf(d: DriveOutcome): string | undefined {
 export function judgeable(t: Probe, d: DriveOutcome, label: string): boolean {
   const owner = ownerOf(d);
   if (!owner || owner === t.check.id) return true;
-  const left = (t.details['left to other checks'] ?? []) as string[];
+  const left = (t.details['not judged here'] ?? []) as string[];
   left.push(`${label}: ${d.detail ?? d.status} (${owner})`);
-  t.note('left to other checks', left);
+  t.note('not judged here', left);
   return false;
 }
 

@@ -33,12 +33,15 @@ export function mayCallGenerated(config: Config, tool: JsonObject): boolean {
 
 /**
  * The call to probe a tool with: its first fixture call that declares every
- * input capability, else generated valid arguments when the tool may be
+ * input capability and is not expected to fail, else generated valid arguments when the tool may be
  * called that way. A string says why the tool is not called.
  */
 export function probeCall(config: Config, tool: JsonObject): PlannedCall | string {
   const name = String(tool.name);
-  const fixture = config.fixtures?.[name]?.calls?.find((c) => c.capabilities === undefined);
+  const outcome = (c: FixtureCall) => c.expect?.outcome;
+  const fixture = config.fixtures?.[name]?.calls?.find(
+    (c) => c.capabilities === undefined && outcome(c) !== 'error' && outcome(c) !== 'isError',
+  );
   if (fixture) return { name, arguments: (fixture.arguments ?? {}) as JsonObject, fixture };
   if (!mayCallGenerated(config, tool)) return 'not annotated readOnlyHint and not allowed by the configuration file';
   const example = validExample(tool.inputSchema ?? { type: 'object' });
