@@ -42,6 +42,8 @@ export interface RunOptions {
   maxRestarts?: number;
   /** Longest cursor chain a list walk follows. */
   maxPages?: number;
+  /** Most requests one multi round-trip (input_required) drive sends. */
+  maxRounds?: number;
   /** The configuration file's content (what generic probing cannot know). */
   config?: Config;
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
@@ -58,6 +60,7 @@ export const DEFAULTS = {
   shutdownGraceMs: 2_000,
   maxRestarts: 3,
   maxPages: 10_000,
+  maxRounds: 8,
 };
 
 export function toolVersion(): { name: string; version: string } {
@@ -201,7 +204,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     const ctx: SuiteContext = {
       transport,
       revision: o.spec,
-      settings: { requestTimeoutMs: o.requestTimeoutMs, maxPages: o.maxPages },
+      settings: { requestTimeoutMs: o.requestTimeoutMs, maxPages: o.maxPages, maxRounds: o.maxRounds },
       config: o.config ?? {},
       signal: stop.signal,
       session: () => primary!,
@@ -369,7 +372,8 @@ async function runSubject(
     for (const off of untaps) off();
   }
   if (probe.findings.length === 0) return done({ verdict: 'pass', findings: [] });
-  return done({ verdict: check.level === 'MUST' ? 'fail' : 'warn', findings: probe.findings });
+  const failing = check.level === 'MUST' && probe.findings.some((f) => (f.level ?? check.level) === 'MUST');
+  return done({ verdict: failing ? 'fail' : 'warn', findings: probe.findings });
 }
 
 function expectedFor(err: HarnessError): string {

@@ -61,11 +61,25 @@ export interface SchemaCheck {
   validate?: ValidateFunction;
 }
 
+/** Checked schemas by their JSON text: the same schema is judged and compiled once (bounded). */
+const checked = new Map<string, SchemaCheck>();
+const CHECKED_MAX = 1000;
+
 /** Is `schema` a valid JSON Schema of its declared (or default) dialect? */
 export function checkJsonSchema(schema: unknown): SchemaCheck {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     return { ok: false, errors: [`a JSON Schema must be an object, got ${schema === null ? 'null' : typeof schema}`] };
   }
+  const key = JSON.stringify(schema);
+  const hit = checked.get(key);
+  if (hit) return hit;
+  const result = checkUncached(schema);
+  if (checked.size >= CHECKED_MAX) checked.delete(checked.keys().next().value!);
+  checked.set(key, result);
+  return result;
+}
+
+function checkUncached(schema: object): SchemaCheck {
   const uri = (schema as { $schema?: unknown }).$schema;
   if (uri !== undefined && typeof uri !== 'string') return { ok: false, errors: ['$schema must be a string'] };
   const dialect = dialectOf(uri);

@@ -146,44 +146,6 @@ export const scopeAcrossPages = defineCheck({
   },
 });
 
-/** Client capabilities declaring what a configured tool needs. */
-function capabilitiesFor(requires: string[]): JsonObject {
-  return Object.fromEntries(requires.map((c) => [c, c === 'elicitation' ? { form: {} } : {}]));
-}
+// input_required results carrying no caching hints: mrtr/no-caching-hints (suites/mrtr.ts), same rule (suites/rules.ts).
 
-export const inputRequiredNoHints = defineCheck({
-  id: 'caching/input-required-no-hints',
-  title: 'input_required results carry no caching hints',
-  level: 'MUST',
-  spec: { page: CACHING, section: 'Cacheable Results' },
-  requirement: 'Interim results with resultType "input_required" are not cacheable and carry no caching hints (no ttlMs, no cacheScope).',
-  async run(t) {
-    const interim = (await cacheableResults(t)).filter((r) => !complete(r)).map((r) => ({ label: `${r.method} ${r.where}`.trim(), ex: r.exchange }));
-    const tool = t.ctx.config.capabilityTool;
-    if (tool) {
-      const ex = await t.request(
-        'tools/call',
-        { name: tool.name, arguments: tool.arguments ?? {} },
-        { meta: { capabilities: capabilitiesFor(tool.requires) } },
-      );
-      if (ex.result?.resultType === 'input_required') interim.push({ label: `tools/call ${tool.name}`, ex });
-      else if (interim.length === 0) {
-        t.notObserved(`the configured capabilityTool ${tool.name} answered with ${describeAnswer(ex)}, not an input_required result`);
-      }
-    }
-    if (interim.length === 0) {
-      t.skip('no input_required result was seen (name a tool that asks for input as capabilityTool in the configuration file)');
-    }
-    t.note('input_required results', interim.map((i) => i.label));
-    for (const { label, ex } of interim) {
-      const problems = inputRequiredHintProblems(ex.result!);
-      t.expect(problems.length === 0, {
-        expected: `no ttlMs and no cacheScope on the input_required result of ${label}`,
-        actual: problems.join('; '),
-        wire: ex,
-      });
-    }
-  },
-});
-
-export const cachingChecks = [ttlMs, cacheScope, scopeAcrossPages, inputRequiredNoHints];
+export const cachingChecks = [ttlMs, cacheScope, scopeAcrossPages];

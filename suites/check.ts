@@ -23,6 +23,8 @@ export interface CheckSettings {
   requestTimeoutMs: number;
   /** Longest cursor chain a list walk follows. */
   maxPages: number;
+  /** Most requests one multi round-trip drive sends. */
+  maxRounds: number;
 }
 
 /** Shared state and services a check can use; the engine provides it. */
@@ -73,6 +75,8 @@ export interface Expectation {
   wire?: WireEvidence;
   /** Override the check's requirement sentence for this finding. */
   requirement?: string;
+  /** Judge this finding at a lower level than the check's (a SHOULD-part of a MUST check, or a server-documented exception). */
+  level?: Level;
 }
 
 /** One subject's run of one check: what the body uses to talk and to judge. */
@@ -112,6 +116,7 @@ export class Probe {
         expected: e.expected,
         actual: e.actual,
         wire: this.evidence(e.wire),
+        ...(e.level && e.level !== this.check.level ? { level: e.level } : {}),
       });
     }
     return ok;

@@ -4,11 +4,21 @@
 import type { Check } from './check.js';
 import { cachingChecks } from './caching.js';
 import { discoverChecks } from './discover.js';
+import { fixtureChecks } from './fixtures.js';
+import { mrtrChecks } from './mrtr.js';
 import { paginationChecks } from './pagination.js';
 import { toolsListChecks } from './tools-list.js';
 import { wireChecks } from './wire.js';
 
-export const catalogue: Check[] = [...discoverChecks, ...toolsListChecks, ...paginationChecks, ...cachingChecks, ...wireChecks];
+export const catalogue: Check[] = [
+  ...discoverChecks,
+  ...toolsListChecks,
+  ...paginationChecks,
+  ...cachingChecks,
+  ...mrtrChecks,
+  ...fixtureChecks,
+  ...wireChecks,
+];
 
 const ids = new Set<string>();
 for (const c of catalogue) {

@@ -13,8 +13,7 @@ import type { RunResult, TransportKind } from '../suites/model.js';
 import { brokenChecks, describeRun, freePort, REFERENCE, referenceCommand, ROOT } from './helpers.js';
 
 const breaks = execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n');
-
-/** What generic probing cannot know about the reference server (e.g. which tool asks for input). */
+/** The reference server's own fixture file: what generic probing cannot know about it. */
 const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
 
 /**

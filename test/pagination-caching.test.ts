@@ -2,12 +2,9 @@
  * The pagination and caching suites beyond the kill matrix: the walker on
  * scripted cursor chains (cycles, the page bound, every fate of an
  * empty-string cursor), the reference server's default mode and a 5,000-tool
- * list, each ttlMs defect named in the findings, the schema set-aside, and the
- * ask_name round trip the input_required check relies on.
+ * list, each ttlMs defect named in the findings, and the schema set-aside.
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../engine/config.js';
@@ -18,7 +15,7 @@ import { Session } from '../harness/session.js';
 import type { SendInfo, Transport, TransportSink } from '../harness/transport.js';
 import { walkList } from '../harness/walk.js';
 import type { CheckResult, RunResult } from '../suites/model.js';
-import { describeRun, REFERENCE, referenceCommand, ROOT, tempDir } from './helpers.js';
+import { describeRun, referenceCommand, ROOT, tempDir } from './helpers.js';
 
 const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
 
@@ -196,7 +193,6 @@ describe('pagination and caching against the reference server', () => {
 
 /** A one-page resources server without resource templates, as a stdio script. */
 const SMALL_SERVER = `
-import { createInterface } from 'node:readline';
 const hints = { ttlMs: 1000, cacheScope: 'public' };
 const meta = { 'io.modelcontextprotocol/serverInfo': { name: 'small', version: '1' } };
 const results = {
@@ -235,7 +231,6 @@ describe('a server with one page of resources and no resource templates', () => 
       'caching/ttl-ms': 'pass',
       'caching/cache-scope': 'pass',
       'caching/scope-across-pages': expect.stringMatching(/^skip: no list the server declares spans more than one page/),
-      'caching/input-required-no-hints': expect.stringMatching(/^skip: no input_required result was seen/),
     });
   });
 });
@@ -264,56 +259,5 @@ describe('schema set-aside', () => {
     expect(full.validate('ListToolsResult', result).length).toBeGreaterThan(0);
     expect(aside.validate('ListToolsResult', result)).toEqual([]);
     expect(aside.validate('ListToolsResult', { resultType: 'complete' })).not.toEqual([]);
-  });
-});
-
-/** The reference server over stdio, one request at a time. */
-function referenceStdio() {
-  const child = spawn('node', [REFERENCE], { stdio: ['pipe', 'pipe', 'ignore'] });
-  const lines = createInterface({ input: child.stdout! });
-  const waiting: Array<(line: string) => void> = [];
-  lines.on('line', (line) => waiting.shift()?.(line));
-  let id = 0;
-  const meta = (caps: Record<string, unknown>) => ({
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'test', version: '0' },
-    'io.modelcontextprotocol/clientCapabilities': caps,
-  });
-  return {
-    call(params: Record<string, unknown>, caps: Record<string, unknown> = {}): Promise<Record<string, any>> {
-      const answer = new Promise<string>((resolve) => waiting.push(resolve));
-      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { ...params, _meta: meta(caps) } })}\n`);
-      return answer.then((l) => JSON.parse(l));
-    },
-    close: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.stdin!.end())),
-  };
-}
-
-describe('reference server: ask_name', () => {
-  it('asks for a name with input_required, completes on retry, and wants the elicitation capability', async () => {
-    const server = referenceStdio();
-    try {
-      const refused = await server.call({ name: 'ask_name' });
-      expect(refused.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
-
-      const caps = { elicitation: { form: {} } };
-      const first = await server.call({ name: 'ask_name' }, caps);
-      expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { name: { method: 'elicitation/create' } } });
-      expect(first.result).not.toHaveProperty('ttlMs');
-      const { requestState } = first.result as { requestState: string };
-
-      const done = await server.call(
-        { name: 'ask_name', inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } }, requestState },
-        caps,
-      );
-      expect(done.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Hello, Ada!' }] });
-
-      const again = await server.call({ name: 'ask_name', inputResponses: {}, requestState }, caps);
-      expect(again.result.resultType).toBe('input_required');
-      const forged = await server.call({ name: 'ask_name', inputResponses: {}, requestState: 'forged' }, caps);
-      expect(forged.error.code).toBe(-32602);
-    } finally {
-      await server.close();
-    }
   });
 });
