@@ -35,7 +35,7 @@ function fixtureRuns(t: Probe): Promise<FixtureRun[]> {
 
 async function makeRuns(t: Probe): Promise<FixtureRun[]> {
   const walk = await t.ctx.tools();
-  if (walk.problem) t.notObserved(`tools/list could not be walked to the end: ${walk.problem.detail}`);
+  if (!walk.exhausted) t.notObserved(`tools/list could not be walked to the end: ${walk.problem?.detail}`);
   const listed = new Set(walk.items.map((x) => String(x?.name)));
   const out: FixtureRun[] = [];
   for (const [tool, fixture] of Object.entries(t.ctx.config.fixtures ?? {})) {

@@ -64,7 +64,7 @@ function survey(t: Probe): Promise<Survey> {
 
 async function makeSurvey(t: Probe): Promise<Survey> {
   const walk = await t.ctx.tools();
-  if (walk.problem) t.notObserved(`tools/list could not be walked to the end: ${walk.problem.detail}`);
+  if (!walk.exhausted) t.notObserved(`tools/list could not be walked to the end: ${walk.problem?.detail}`);
   const out: Survey = { tools: [], completedAtOnce: [], notCalled: {} };
   const config = t.ctx.config;
   const seen = new Set<string>();
