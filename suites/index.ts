@@ -3,10 +3,11 @@
  */
 import type { Check } from './check.js';
 import { discoverChecks } from './discover.js';
+import { lifecycleChecks } from './lifecycle.js';
 import { toolsListChecks } from './tools-list.js';
 import { wireChecks } from './wire.js';
 
-export const catalogue: Check[] = [...discoverChecks, ...toolsListChecks, ...wireChecks];
+export const catalogue: Check[] = [...discoverChecks, ...lifecycleChecks, ...toolsListChecks, ...wireChecks];
 
 const ids = new Set<string>();
 for (const c of catalogue) {
