@@ -107,13 +107,22 @@ export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
   }
   // Neither era answered as it should.
   t.useEra('modern', o.modernSchema);
-  if (!hs.modernError && !probe.exchange) return failed(sessions, `${noAnswer(t, first, probe)}; the initialize fallback failed too (${hs.why})`);
-  // A modern error to initialize, or an error to server/discover: judged as a modern server whose server/discover failed.
-  let primary = first;
-  if (probe.timedOut) primary = await connect('modern');
-  else first.useProfile(modernProfile(o.modernRevision, o.modernSchema));
-  return modernOpening(primary, probe, sessions, {
-    how: o.mode === 'auto' ? 'detected' : 'forced',
+  const how = o.mode === 'auto' ? ('detected' as const) : ('forced' as const);
+  if (probe.timedOut) {
+    if (!hs.modernError) return failed(sessions, `${noAnswer(t, first, probe)}; the initialize fallback failed too (${hs.why})`);
+    // initialize got a modern error: a modern server that was slow to answer the probe. Ask again, with the full timeout.
+    const again = await connect('modern');
+    const retry = await probeEra(again, o.modernSchema, again.requestTimeoutMs);
+    if (retry.era !== 'modern') return failed(sessions, `${noAnswer(t, again, retry)}; initialize answered ${hs.why}`);
+    return modernOpening(again, retry, sessions, {
+      how,
+      evidence: `${probe.evidence}; initialize answered ${hs.why}, a recognized modern error (${hs.modernError}); on a fresh connection ${retry.evidence}`,
+    }, o.modernRevision);
+  }
+  // An error to server/discover and none to initialize: judged as a modern server whose server/discover failed.
+  first.useProfile(modernProfile(o.modernRevision, o.modernSchema));
+  return modernOpening(first, probe, sessions, {
+    how,
     evidence: `${probe.evidence}; the initialize fallback failed (${hs.why})${hs.modernError ? `, a recognized modern error (${hs.modernError})` : ''}`,
   }, o.modernRevision);
 }

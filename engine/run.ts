@@ -62,7 +62,7 @@ export interface RunOptions {
 
 export const DEFAULTS = {
   spec: 'auto',
-  probeTimeoutMs: 3_000,
+  probeTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
   checkTimeoutMs: 60_000,
   runTimeoutMs: 600_000,

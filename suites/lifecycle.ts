@@ -65,7 +65,7 @@ export const versionNegotiation = defineCheck({
 });
 
 /** How long a fresh connection waits, between the initialize response and `initialized`, for a premature request. */
-const QUIET_WINDOW_MS = 500;
+const QUIET_WINDOW_MS = 300;
 
 export const initializedOrdering = defineCheck({
   id: 'lifecycle/initialized-ordering',
