@@ -146,7 +146,7 @@ const answersSent = (s: Session) =>
   s.frames().filter((f) => f.dir === 'out').map((f) => JSON.parse(f.text) as JsonObject).filter((m) => !('method' in m));
 
 describe('the legacy session on real servers', () => {
-  it('server-everything stdio: list changes received, roots and sampling answered during the session and a call', async () => {
+  it('server-everything stdio: list changes received; roots, sampling and elicitation answered during the session and calls', async () => {
     const { target, s } = await legacySession(`node ${EVERYTHING} stdio`);
     try {
       const listChanged = s.waitForMessage((m) => m.method === 'notifications/tools/list_changed', 10_000);
@@ -157,8 +157,10 @@ describe('the legacy session on real servers', () => {
       expect(await roots, 'roots/list from the server').toBeDefined();
       const call = await s.request('tools/call', { name: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 5 } });
       expect(JSON.stringify(call.result), JSON.stringify(call.error)).toContain(SAMPLING_TEXT);
+      const elicit = await s.request('tools/call', { name: 'trigger-elicitation-request', arguments: {} });
+      expect(JSON.stringify(elicit.result), JSON.stringify(elicit.error)).toContain('declined');
       expect(answersSent(s).map((m) => Object.keys(m.result as JsonObject).sort().join(','))).toEqual(
-        expect.arrayContaining(['roots', 'content,model,role,stopReason']),
+        expect.arrayContaining(['roots', 'content,model,role,stopReason', 'action']),
       );
       expect(s.violations).toEqual([]);
     } finally {
