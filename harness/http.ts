@@ -113,7 +113,14 @@ export class HttpTransport implements Transport {
         const contentType = String(res.headers['content-type'] ?? '');
         const isSse = contentType.toLowerCase().startsWith('text/event-stream');
         const httpInfo = { status, contentType, stream: isSse };
-        if (early) resolve({ http: httpInfo });
+        if (early) {
+          resolve({ http: httpInfo });
+          // A GET answered without a stream (405: none offered) carries nothing for the session.
+          if (!isSse || status < 200 || status >= 300) {
+            res.resume();
+            return;
+          }
+        }
         let delivered = false;
         let snippet = '';
         res.on('aborted', () => {});

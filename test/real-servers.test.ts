@@ -186,6 +186,22 @@ describe('the legacy session on real servers', () => {
     }
   });
 
+  it('2.x SDK Streamable HTTP, legacy era: served statelessly (no session id, no GET stream), nothing misread', async () => {
+    const port = await freePort();
+    const { target, s } = await legacySession(`node ${join(SDK2, 'http.js')} ${port}`, `http://127.0.0.1:${port}/mcp`);
+    try {
+      const hs = await legacyHandshake(s, ProtocolSchema.load('2025-11-25'));
+      expect(hs.problem).toBeUndefined();
+      expect(s.sessionId).toBeUndefined();
+      expect(await s.listen(), 'the GET stream is refused').toBe(405);
+      const list = await s.request('tools/list');
+      expect((list.result?.tools as JsonObject[]).map((t) => t.name)).toContain('forecast');
+      expect(s.violations, 'the JSON body of the 405 is not taken for a message').toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('2.x SDK stdio, legacy era: the tool registered after initialize is announced, and its sampling request answered', async () => {
     const { target, s } = await legacySession(`node ${join(SDK2, 'stdio.js')}`);
     try {
