@@ -49,9 +49,10 @@ export interface Opening {
 
 export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
   const sessions: Session[] = [];
-  const connect = async (era: Era, handshake = false): Promise<Session> => {
+  // Connections of the opening do their handshake themselves (it is what is being found out).
+  const connect = async (era: Era): Promise<Session> => {
     t.useEra(era, era === 'legacy' ? o.legacySchema : o.modernSchema);
-    const s = await t.connect({ handshake });
+    const s = await t.connect({ handshake: false });
     sessions.push(s);
     return s;
   };

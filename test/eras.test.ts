@@ -17,6 +17,7 @@ import { Session, type JsonObject } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import type { SendInfo, Transport, TransportSink } from '../harness/transport.js';
 import type { RunResult, TransportKind } from '../suites/model.js';
+import { renderConsole, renderJUnit } from '../render/index.js';
 import { describeRun, freePort, referenceCommand, runCli, tempDir } from './helpers.js';
 import { join } from 'node:path';
 
@@ -144,6 +145,11 @@ describe('--spec all', () => {
     expect(verdict(r.eras![0]!, 'lifecycle/initialize-result')).toBe('skip');
     expect(verdict(r.eras![1]!, 'discover/result')).toBe('skip');
     expect(verdict(r.eras![1]!, 'lifecycle/initialize-result')).toBe('pass');
+
+    const text = renderConsole(r, { color: false });
+    expect(text).toMatch(/━━ 2026-07-28 \(modern era\) ━━[\s\S]*━━ 2025-11-25 \(legacy era\) ━━[\s\S]*━━ all eras ━━[\s\S]*Result: PASSED\n$/);
+    const suites = [...renderJUnit(r).matchAll(/<testsuite name="([^"]+)"/g)].map((m) => m[1]);
+    expect(suites).toEqual(expect.arrayContaining(['2026-07-28 discover', '2025-11-25 lifecycle']));
   });
 
   it('an era the server does not speak ends that part with its cause (exit 2)', async () => {
