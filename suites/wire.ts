@@ -2,7 +2,7 @@
  * Rules about the wire as a whole, judged from everything the run saw
  * (basic/index "Messages", basic/transports/stdio).
  */
-import { defineCheck } from './check.js';
+import { BOTH_ERAS, defineCheck } from './check.js';
 import type { Violation } from '../harness/session.js';
 
 export const stdoutJsonRpcOnly = defineCheck({
@@ -12,6 +12,7 @@ export const stdoutJsonRpcOnly = defineCheck({
   spec: { page: 'basic/transports/stdio', section: 'stdio' },
   requirement: 'The server MUST NOT write anything to its stdout that is not a valid MCP message.',
   transports: ['stdio'],
+  revisions: BOTH_ERAS,
   observer: true,
   async run(t) {
     const kinds: Violation['kind'][] = ['not-json', 'not-jsonrpc', 'batch'];
@@ -30,6 +31,7 @@ export const messagesSchemaValid = defineCheck({
   spec: { page: 'basic/index', section: 'Schema' },
   requirement:
     'All messages MUST follow JSON-RPC 2.0 and the protocol schema, the source of truth for all protocol messages and structures.',
+  revisions: BOTH_ERAS,
   observer: true,
   async run(t) {
     const sessions = t.ctx.allSessions();
