@@ -14,10 +14,10 @@ import { brokenChecks, describeRun, freePort, referenceCommand } from './helpers
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
   const base = { spec: '2025-11-25', requestTimeoutMs: 5000 };
-  if (transport === 'stdio') return runConformance({ command: referenceCommand('--era', 'legacy', ...serverArgs), ...base });
+  if (transport === 'stdio') return runConformance({ command: referenceCommand('--era', 'legacy', '--empty-cursor', ...serverArgs), ...base });
   const port = await freePort();
   return runConformance({
-    command: referenceCommand('--http', String(port), '--era', 'legacy', ...serverArgs),
+    command: referenceCommand('--http', String(port), '--era', 'legacy', '--empty-cursor', ...serverArgs),
     url: `http://127.0.0.1:${port}/mcp`,
     ...base,
   });
