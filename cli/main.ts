@@ -7,7 +7,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { findConfig, loadConfig, resolveSecrets, type LoadedConfig } from '../engine/config.js';
-import { DEFAULTS, REVISIONS, runConformance, selectChecks, toolVersion } from '../engine/run.js';
+import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, REVISIONS, runConformance, selectChecks, toolVersion } from '../engine/run.js';
 import { killAllServers } from '../harness/process.js';
 import { renderConsole, writeReports } from '../render/index.js';
 import { catalogue } from '../suites/index.js';
@@ -35,6 +35,7 @@ interface Flags {
   startupTimeout: number;
   maxRestarts: number;
   maxPages: number;
+  notificationTimeout?: number;
   color: boolean;
 }
 
@@ -67,6 +68,11 @@ function program(): Command {
     .option('--startup-timeout <ms>', 'how long a launched HTTP server may take to accept connections', positiveInt('--startup-timeout'), DEFAULTS.startupTimeoutMs)
     .option('--max-restarts <n>', 'stdio: restarts allowed after the server exits', positiveInt('--max-restarts'), DEFAULTS.maxRestarts)
     .option('--max-pages <n>', 'longest cursor chain a list walk follows', positiveInt('--max-pages'), DEFAULTS.maxPages)
+    .option(
+      '--notification-timeout <ms>',
+      `how long to wait for a change notification after the list-changed trigger (default: listChanged.timeoutMs of the config file, else ${NOTIFICATION_TIMEOUT_MS})`,
+      positiveInt('--notification-timeout'),
+    )
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -229,6 +235,7 @@ export async function main(argv: string[]): Promise<number> {
       startupTimeoutMs: flags.startupTimeout,
       maxRestarts: flags.maxRestarts,
       maxPages: flags.maxPages,
+      notificationTimeoutMs: flags.notificationTimeout,
       config: loaded?.config,
       cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,

@@ -42,6 +42,8 @@ export interface RunOptions {
   maxRestarts?: number;
   /** Longest cursor chain a list walk follows. */
   maxPages?: number;
+  /** How long to wait for a change notification (default: the config's listChanged.timeoutMs, else NOTIFICATION_TIMEOUT_MS). */
+  notificationTimeoutMs?: number;
   /** The configuration file's content (what generic probing cannot know). */
   config?: Config;
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
@@ -59,6 +61,9 @@ export const DEFAULTS = {
   maxRestarts: 3,
   maxPages: 10_000,
 };
+
+/** Default wait for a change notification after the list-changed trigger. */
+export const NOTIFICATION_TIMEOUT_MS = 5_000;
 
 export function toolVersion(): { name: string; version: string } {
   try {
@@ -180,7 +185,11 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     const ctx: SuiteContext = {
       transport,
       revision: o.spec,
-      settings: { requestTimeoutMs: o.requestTimeoutMs, maxPages: o.maxPages },
+      settings: {
+        requestTimeoutMs: o.requestTimeoutMs,
+        maxPages: o.maxPages,
+        notificationTimeoutMs: o.notificationTimeoutMs ?? o.config?.listChanged?.timeoutMs ?? NOTIFICATION_TIMEOUT_MS,
+      },
       config: o.config ?? {},
       signal: stop.signal,
       session: () => primary!,

@@ -6,10 +6,14 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import { TransportError } from './errors.js';
 import { encodeHeaderValue } from './protocol.js';
-import type { SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
+import type { HttpInfo, SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
+
+/** How an SSE body begins: a field line or a comment. */
+const SSE_START = /^(?:(?:event|data|id|retry)[ \t]*:|:)/;
 
 export interface HttpOptions {
   url: string;
@@ -61,55 +65,73 @@ export class HttpTransport implements Transport {
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         const contentType = String(res.headers['content-type'] ?? '');
-        const isSse = contentType.toLowerCase().startsWith('text/event-stream');
-        const httpInfo = { status, contentType, stream: isSse };
+        const declaredSse = contentType.toLowerCase().startsWith('text/event-stream');
+        const httpInfo: HttpInfo = { status, contentType, stream: declaredSse, ...(info.id !== undefined ? { requestId: info.id } : {}) };
         let delivered = false;
         let snippet = '';
         res.on('aborted', () => {});
         res.on('error', () => {});
-        if (isSse) {
-          let pending = 0;
-          const parser = createParser({
-            onEvent: (event) => {
-              pending = 0;
-              if (event.data.trim() === '') return;
-              delivered = true;
-              sink.message(event.data, httpInfo);
-            },
-          });
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            pending += Buffer.byteLength(chunk);
+        // The body is an SSE stream when the server says so, or (judged elsewhere)
+        // when it streams SSE events under another content type.
+        let mode: 'sse' | 'body' | undefined = declaredSse ? 'sse' : undefined;
+        let head = '';
+        let pending = 0;
+        const decoder = new StringDecoder('utf8');
+        const parser = createParser({
+          onEvent: (event) => {
+            pending = 0;
+            if (event.data.trim() === '') return;
+            delivered = true;
+            sink.message(event.data, httpInfo);
+          },
+        });
+        const parts: Buffer[] = [];
+        let size = 0;
+        const feed = (chunk: Buffer) => {
+          if (mode === 'sse') {
+            pending += chunk.length;
             if (pending > max) {
               sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes)`);
               req.destroy();
               return;
             }
-            parser.feed(chunk);
-          });
-        } else {
-          const parts: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > max) {
-              sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes)`);
-              req.destroy();
-              return;
-            }
+            parser.feed(decoder.write(chunk));
+            return;
+          }
+          size += chunk.length;
+          if (size > max) {
+            sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes)`);
+            req.destroy();
+            return;
+          }
+          parts.push(chunk);
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (mode === undefined) {
+            head += chunk.toString('latin1');
             parts.push(chunk);
-          });
-          res.on('end', () => {
-            const body = Buffer.concat(parts).toString('utf8');
-            if (body.trim() === '') return;
-            if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
-              delivered = true;
-              sink.message(body, httpInfo);
-            } else {
-              snippet = body.slice(0, 200);
-            }
-          });
-        }
+            const start = head.trimStart();
+            if (start === '' && head.length < 1024) return;
+            mode = SSE_START.test(start) ? 'sse' : 'body';
+            httpInfo.stream = mode === 'sse';
+            const buffered = Buffer.concat(parts);
+            parts.length = 0;
+            feed(buffered);
+            return;
+          }
+          feed(chunk);
+        });
+        res.on('end', () => {
+          if (mode === 'sse') return;
+          const body = Buffer.concat(parts).toString('utf8');
+          if (body.trim() === '') return;
+          if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
+            delivered = true;
+            sink.message(body, httpInfo);
+          } else {
+            snippet = body.slice(0, 200);
+          }
+        });
         res.on('close', () => resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }) }));
       });
       req.end(text);

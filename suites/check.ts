@@ -23,6 +23,8 @@ export interface CheckSettings {
   requestTimeoutMs: number;
   /** Longest cursor chain a list walk follows. */
   maxPages: number;
+  /** How long to wait for a change notification after causing a change. */
+  notificationTimeoutMs: number;
 }
 
 /** Shared state and services a check can use; the engine provides it. */

@@ -3,10 +3,12 @@
  */
 import type { Check } from './check.js';
 import { discoverChecks } from './discover.js';
+import { statelessnessChecks } from './statelessness.js';
+import { subscriptionChecks } from './subscriptions.js';
 import { toolsListChecks } from './tools-list.js';
 import { wireChecks } from './wire.js';
 
-export const catalogue: Check[] = [...discoverChecks, ...toolsListChecks, ...wireChecks];
+export const catalogue: Check[] = [...discoverChecks, ...toolsListChecks, ...subscriptionChecks, ...statelessnessChecks, ...wireChecks];
 
 const ids = new Set<string>();
 for (const c of catalogue) {
