@@ -111,6 +111,8 @@ interface CancelledRequest {
   method: string;
   /** Responses that arrived after the cancellation. */
   late: WireFrame[];
+  /** stdio: the notifications/cancelled the suite sent. */
+  frame?: WireFrame;
 }
 
 let idCounter = 0;
@@ -210,7 +212,10 @@ export class Session {
       (frame) => (requestFrame = frame),
     );
     const filter = (params.notifications ?? {}) as JsonObject;
-    const sub = new Subscription(id, filter, exchange, (rid) => this.cancel(rid));
+    const sub = new Subscription(id, filter, exchange, async (rid) => {
+      await this.cancel(rid);
+      return this.cancelledRequests.get(idKey(rid))?.frame;
+    });
     sub.requestFrame = requestFrame;
     this.subscriptions.push(sub);
     if (this.subscriptions.length > 1000) this.subscriptions.splice(0, this.subscriptions.length - 1000);
@@ -228,9 +233,10 @@ export class Session {
     const key = idKey(id);
     const pending = this.pending.get(key);
     if (!pending) return false;
-    this.cancelledRequests.set(key, { id, method: pending.exchange.method, late: [] });
+    const record: CancelledRequest = { id, method: pending.exchange.method, late: [] };
+    this.cancelledRequests.set(key, record);
     if (this.kind === 'stdio' && !this.closedReason) {
-      await this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => {});
+      record.frame = await this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => undefined);
     }
     pending.cancel();
     return true;
@@ -265,13 +271,14 @@ export class Session {
     return this.send(message, opts);
   }
 
-  /** Send a notification (no id, no response). */
-  async notify(method: string, params: JsonObject = {}, opts: { meta?: MetaOptions } = {}): Promise<void> {
+  /** Send a notification (no id, no response); resolves with the frame as sent. */
+  async notify(method: string, params: JsonObject = {}, opts: { meta?: MetaOptions } = {}): Promise<WireFrame> {
     const meta = buildMeta(wireVersion(this.opts.revision), opts.meta);
     const message = { jsonrpc: '2.0', method, params: meta ? { ...params, _meta: meta } : params };
     const text = JSON.stringify(message);
-    this.record('out', text);
+    const frame = this.record('out', text);
     await this.transport.send(text, { method, protocolVersion: meta ? wireVersion(this.opts.revision) : undefined });
+    return frame;
   }
 
   private send(

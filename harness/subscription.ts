@@ -46,6 +46,8 @@ export class Subscription {
   readonly messages: SubscriptionMessage[] = [];
   /** The listen request as sent. */
   requestFrame: WireFrame | undefined;
+  /** stdio: the notifications/cancelled that ended it. */
+  cancelFrame: WireFrame | undefined;
   /** Settles when the listen request ends: its response, the suite's cancellation, or the connection closing. */
   readonly ended: Promise<{ exchange?: Exchange; error?: Error }>;
   private cancelledFlag = false;
@@ -57,7 +59,7 @@ export class Subscription {
     /** The `notifications` filter the suite requested. */
     readonly filter: JsonObject,
     exchange: Promise<Exchange>,
-    private readonly doCancel: (id: RequestId) => Promise<boolean>,
+    private readonly doCancel: (id: RequestId) => Promise<WireFrame | undefined>,
   ) {
     this.ended = exchange.then(
       (ex) => {
@@ -133,13 +135,23 @@ export class Subscription {
   async cancel(): Promise<void> {
     if (this.cancelledFlag || this.endedFlag) return;
     this.cancelledFlag = true;
-    await this.doCancel(this.id);
+    this.cancelFrame = await this.doCancel(this.id);
   }
 
-  /** The evidence: the listen request and every message of the subscription. */
+  /** The evidence: the listen request, every message of the subscription and the cancellation, in wire order. */
   frames(): WireFrame[] {
-    return [...(this.requestFrame ? [this.requestFrame] : []), ...this.messages.map((m) => m.frame)];
+    return orderFrames([
+      ...(this.requestFrame ? [this.requestFrame] : []),
+      ...this.messages.map((m) => m.frame),
+      ...(this.cancelFrame ? [this.cancelFrame] : []),
+    ]);
   }
+}
+
+/** Frames in wire order (by connection, then sequence), each once. */
+export function orderFrames(frames: WireFrame[]): WireFrame[] {
+  const unique = [...new Set(frames)];
+  return unique.sort((a, b) => a.connection - b.connection || a.seq - b.seq);
 }
 
 /** `_meta["io.modelcontextprotocol/subscriptionId"]` of a message (of its result, for a response). */

@@ -9,7 +9,7 @@
  * connection, which proves the server has moved past everything before it.
  */
 import { runShellCommand } from '../harness/command.js';
-import { ACKNOWLEDGED, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
+import { ACKNOWLEDGED, orderFrames, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
 import type { Exchange, JsonObject, RequestId, RequestOptions, Session } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
 import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
@@ -161,7 +161,7 @@ export const acknowledgedFirst = defineCheck({
 
 export const subscriptionIdTagged = defineCheck({
   id: 'subscriptions/subscription-id',
-  title: 'every message of a subscription carries its listen request id, with the same JSON type',
+  title: 'the acknowledgment and every notification of a subscription carry its listen request id, same JSON type',
   level: 'MUST',
   spec: { page: 'basic/patterns/subscriptions', section: 'Receiving Notifications' },
   requirement:
@@ -232,7 +232,7 @@ export const acknowledgedFilter = defineCheck({
         t.expect(caps[capabilityOf[key]!] !== undefined, {
           expected: `${key} omitted: the server does not declare the ${capabilityOf[key]} capability`,
           actual: `${key}: true was acknowledged`,
-          wire: [...o.sub.frames(), ...(t.ctx.discovery().exchange?.frames ?? [])],
+          wire: orderFrames([...o.sub.frames(), ...(t.ctx.discovery().exchange?.frames ?? [])]),
         });
       }
       const uris = agreed.resourceSubscriptions;
@@ -325,7 +325,7 @@ export const httpSse = defineCheck({
         t.expect(false, {
           expected: 'the listen response stream still open after the acknowledgment',
           actual: `it ended before a later request was answered: ${end.exchange ? describeAnswer(end.exchange) : end.error?.message}`,
-          wire: [...o.sub.frames(), ...later.frames],
+          wire: orderFrames([...o.sub.frames(), ...later.frames]),
         });
       }
     } finally {
@@ -425,7 +425,7 @@ export const listChanged = defineCheck({
       t.expect(false, {
         expected: `notifications/tools/list_changed on the subscription within ${ms / 1000} s of the change`,
         actual: `none arrived, yet tools/list changed: ${describeDiff(diff)}`,
-        wire: [...o.sub.frames(), ...(fired.exchange?.frames ?? []), ...after.pages.flatMap((p) => p.frames)],
+        wire: orderFrames([...o.sub.frames(), ...(fired.exchange?.frames ?? []), ...after!.pages.flatMap((p) => p.frames)]),
       });
     } finally {
       await cancelAll(subs);
@@ -450,7 +450,7 @@ export const demultiplex = defineCheck({
         t.expect(false, {
           expected: `each acknowledgment tagged with its own subscription id (${JSON.stringify(prompts.sub.id)}, ${JSON.stringify(tools.sub.id)})`,
           actual: `both acknowledgments carried ${JSON.stringify(prompts.sub.id)}`,
-          wire: [...prompts.sub.frames(), ...tools.sub.frames()],
+          wire: orderFrames([...prompts.sub.frames(), ...tools.sub.frames()]),
         });
         return;
       }
@@ -476,7 +476,7 @@ export const demultiplex = defineCheck({
       t.expect(forTools.length > 0, {
         expected: `notifications/tools/list_changed tagged ${JSON.stringify(tools.sub.id)}, the subscription that asked for it`,
         actual: `it arrived tagged ${JSON.stringify(prompts.sub.id)} (the other subscription, filter ${show(prompts.sub.filter)}) and never for ${JSON.stringify(tools.sub.id)}`,
-        wire: [...tools.sub.frames(), ...prompts.sub.frames()],
+        wire: orderFrames([...tools.sub.frames(), ...prompts.sub.frames()]),
       });
     } finally {
       await cancelAll(subs);
@@ -514,7 +514,7 @@ export const cancelEnds = defineCheck({
         t.expect(false, {
           expected: `nothing more for subscription ${JSON.stringify(first.sub.id)} once the server has read its cancellation`,
           actual: `${describe(m)} arrived after the next subscription was acknowledged`,
-          wire: [...first.sub.frames(), ...later.frames],
+          wire: orderFrames([...first.sub.frames(), ...later.frames]),
         });
       }
       if (t.findings.length) return;
