@@ -7,7 +7,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { findConfig, loadConfig, resolveSecrets, type LoadedConfig } from '../engine/config.js';
-import { DEFAULTS, runConformance, selectChecks, SPEC_CHOICES, toolVersion } from '../engine/run.js';
+import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, runConformance, selectChecks, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { killAllServers } from '../harness/process.js';
 import { renderConsole, writeReports } from '../render/index.js';
 import { catalogue } from '../suites/index.js';
@@ -37,6 +37,7 @@ interface Flags {
   maxPages: number;
   maxRounds: number;
   probeTimeout: number;
+  notificationTimeout?: number;
   color: boolean;
 }
 
@@ -75,6 +76,11 @@ function program(): Command {
     .option('--max-pages <n>', 'longest cursor chain a list walk follows', positiveInt('--max-pages'), DEFAULTS.maxPages)
     .option('--max-rounds <n>', 'most requests one input_required round trip sends before it is judged non-terminating', positiveInt('--max-rounds'), DEFAULTS.maxRounds)
     .option('--probe-timeout <ms>', 'auto: how long the server/discover era probe waits before falling back to initialize', positiveInt('--probe-timeout'), DEFAULTS.probeTimeoutMs)
+    .option(
+      '--notification-timeout <ms>',
+      `how long to wait for a change notification after the list-changed trigger (default: listChanged.timeoutMs of the config file, else ${NOTIFICATION_TIMEOUT_MS})`,
+      positiveInt('--notification-timeout'),
+    )
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -240,6 +246,7 @@ export async function main(argv: string[]): Promise<number> {
       maxPages: flags.maxPages,
       maxRounds: flags.maxRounds,
       probeTimeoutMs: flags.probeTimeout,
+      notificationTimeoutMs: flags.notificationTimeout,
       config: loaded?.config,
       cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,

@@ -56,6 +56,8 @@ export interface RunOptions {
   maxPages?: number;
   /** Most requests one multi round-trip (input_required) drive sends. */
   maxRounds?: number;
+  /** How long to wait for a change notification (default: the config's listChanged.timeoutMs, else NOTIFICATION_TIMEOUT_MS). */
+  notificationTimeoutMs?: number;
   /** The configuration file's content (what generic probing cannot know). */
   config?: Config;
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
@@ -75,6 +77,9 @@ export const DEFAULTS = {
   maxPages: 10_000,
   maxRounds: 8,
 };
+
+/** Default wait for a change notification after the list-changed trigger. */
+export const NOTIFICATION_TIMEOUT_MS = 5_000;
 
 export function toolVersion(): { name: string; version: string } {
   try {
@@ -224,7 +229,12 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       transport,
       revision: opening.revision,
       era,
-      settings: { requestTimeoutMs: o.requestTimeoutMs, maxPages: o.maxPages, maxRounds: o.maxRounds },
+      settings: {
+        requestTimeoutMs: o.requestTimeoutMs,
+        maxPages: o.maxPages,
+        maxRounds: o.maxRounds,
+        notificationTimeoutMs: o.notificationTimeoutMs ?? o.config?.listChanged?.timeoutMs ?? NOTIFICATION_TIMEOUT_MS,
+      },
       config: o.config ?? {},
       signal: stop.signal,
       session: () => primary!,

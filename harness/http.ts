@@ -11,10 +11,14 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import { TransportError } from './errors.js';
 import { encodeHeaderValue } from './protocol.js';
-import type { SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
+import type { HttpInfo, SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
+
+/** How an SSE body begins: a field line or a comment. */
+const SSE_START = /^(?:(?:event|data|id|retry)[ \t]*:|:)/;
 
 export interface HttpOptions {
   url: string;
@@ -63,7 +67,7 @@ export class HttpTransport implements Transport {
             ...(info.name !== undefined ? { 'Mcp-Name': encodeHeaderValue(info.name) } : {}),
             ...info.headers,
           };
-    return this.exchange('POST', headers, text, info.signal, false);
+    return this.exchange('POST', headers, text, info.signal, false, info.id);
   }
 
   listen(info: SendInfo): Promise<SendOutcome> {
@@ -91,6 +95,8 @@ export class HttpTransport implements Transport {
     body: string | undefined,
     signal: AbortSignal | undefined,
     early: boolean,
+    /** The JSON-RPC id of the request this exchange carries (recorded on its frames). */
+    requestId?: string | number,
   ): Promise<SendOutcome> {
     const sink = this.sink!;
     const lib = this.url.protocol === 'https:' ? https : http;
@@ -111,12 +117,12 @@ export class HttpTransport implements Transport {
           this.legacySessionId = assigned;
         }
         const contentType = String(res.headers['content-type'] ?? '');
-        const isSse = contentType.toLowerCase().startsWith('text/event-stream');
-        const httpInfo = { status, contentType, stream: isSse };
+        const declaredSse = contentType.toLowerCase().startsWith('text/event-stream');
+        const httpInfo: HttpInfo = { status, contentType, stream: declaredSse, ...(requestId !== undefined ? { requestId } : {}) };
         if (early) {
           resolve({ http: httpInfo });
           // A GET answered without a stream (405: none offered) carries nothing for the session.
-          if (!isSse || status < 200 || status >= 300) {
+          if (!declaredSse || status < 200 || status >= 300) {
             res.resume();
             return;
           }
@@ -125,49 +131,67 @@ export class HttpTransport implements Transport {
         let snippet = '';
         res.on('aborted', () => {});
         res.on('error', () => {});
-        if (isSse) {
-          let pending = 0;
-          const parser = createParser({
-            onEvent: (event) => {
-              pending = 0;
-              if (event.data.trim() === '') return;
-              delivered = true;
-              sink.message(event.data, httpInfo);
-            },
-          });
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            pending += Buffer.byteLength(chunk);
+        // The body is an SSE stream when the server says so, or (judged elsewhere)
+        // when it streams SSE events under another content type.
+        let mode: 'sse' | 'body' | undefined = declaredSse ? 'sse' : undefined;
+        let head = '';
+        let pending = 0;
+        const decoder = new StringDecoder('utf8');
+        const parser = createParser({
+          onEvent: (event) => {
+            pending = 0;
+            if (event.data.trim() === '') return;
+            delivered = true;
+            sink.message(event.data, httpInfo);
+          },
+        });
+        const parts: Buffer[] = [];
+        let size = 0;
+        const feed = (chunk: Buffer) => {
+          if (mode === 'sse') {
+            pending += chunk.length;
             if (pending > max) {
               sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes)`);
               req.destroy();
               return;
             }
-            parser.feed(chunk);
-          });
-        } else {
-          const parts: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > max) {
-              sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes)`);
-              req.destroy();
-              return;
-            }
+            parser.feed(decoder.write(chunk));
+            return;
+          }
+          size += chunk.length;
+          if (size > max) {
+            sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes)`);
+            req.destroy();
+            return;
+          }
+          parts.push(chunk);
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (mode === undefined) {
+            head += chunk.toString('latin1');
             parts.push(chunk);
-          });
-          res.on('end', () => {
-            const body = Buffer.concat(parts).toString('utf8');
-            if (body.trim() === '') return;
-            if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
-              delivered = true;
-              sink.message(body, httpInfo);
-            } else {
-              snippet = body.slice(0, 200);
-            }
-          });
-        }
+            const start = head.trimStart();
+            if (start === '' && head.length < 1024) return;
+            mode = SSE_START.test(start) ? 'sse' : 'body';
+            httpInfo.stream = mode === 'sse';
+            const buffered = Buffer.concat(parts);
+            parts.length = 0;
+            feed(buffered);
+            return;
+          }
+          feed(chunk);
+        });
+        res.on('end', () => {
+          if (mode === 'sse') return;
+          const body = Buffer.concat(parts).toString('utf8');
+          if (body.trim() === '') return;
+          if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
+            delivered = true;
+            sink.message(body, httpInfo);
+          } else {
+            snippet = body.slice(0, 200);
+          }
+        });
         res.on('close', () => resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }) }));
       });
       req.end(body);

@@ -6,6 +6,8 @@ export interface HttpInfo {
   contentType?: string;
   /** True when the message arrived as an SSE event. */
   stream?: boolean;
+  /** The JSON-RPC id of the request whose POST carried this message (its response stream). */
+  requestId?: string | number;
 }
 
 /** What a transport reports to the session above it. */
@@ -60,6 +62,11 @@ export interface Transport {
   listen?(info: SendInfo): Promise<SendOutcome>;
   /** Legacy era, HTTP: the session id the server assigned, if any. */
   readonly sessionId?: string;
+  /**
+   * stdio: close the server's input (its shutdown signal) while still reading
+   * its output. Absent on transports without such a signal.
+   */
+  endInput?(): void;
   /** Close the connection and release every resource; never throws. */
   close(): Promise<void>;
 }

@@ -32,6 +32,8 @@ export interface CheckSettings {
   maxPages: number;
   /** Most requests one multi round-trip drive sends. */
   maxRounds: number;
+  /** How long to wait for a change notification after causing a change. */
+  notificationTimeoutMs: number;
 }
 
 /** Shared state and services a check can use; the engine provides it. */

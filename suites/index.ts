@@ -8,6 +8,8 @@ import { fixtureChecks } from './fixtures.js';
 import { lifecycleChecks } from './lifecycle.js';
 import { mrtrChecks } from './mrtr.js';
 import { paginationChecks } from './pagination.js';
+import { statelessnessChecks } from './statelessness.js';
+import { subscriptionChecks } from './subscriptions.js';
 import { toolsListChecks } from './tools-list.js';
 import { wireChecks } from './wire.js';
 
@@ -19,6 +21,8 @@ export const catalogue: Check[] = [
   ...cachingChecks,
   ...mrtrChecks,
   ...fixtureChecks,
+  ...subscriptionChecks,
+  ...statelessnessChecks,
   ...wireChecks,
 ];
 

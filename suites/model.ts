@@ -62,7 +62,7 @@ export interface WireFrame {
   /** Set when `text` was shortened for the log. */
   truncated?: boolean;
   /** HTTP details for frames carried over Streamable HTTP. */
-  http?: { status?: number; contentType?: string; stream?: boolean };
+  http?: { status?: number; contentType?: string; stream?: boolean; requestId?: string | number };
 }
 
 /** What a failed or warned requirement looked like. */

@@ -289,9 +289,8 @@ export const capabilityGating = defineCheck({
     'Servers MUST NOT send inputRequests the client has not declared support for in its capabilities; a request that needs an undeclared capability MUST get a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists it (on HTTP with status 400).',
   async run(t) {
     const s = await survey(t);
-    const cfg = t.ctx.config.capabilityTool;
-    // Nothing to drive and nothing configured: not observed, with the survey's reason.
-    if (s.tools.length === 0 && !cfg) await mrtrTools(t);
+    // Nothing to drive: not observed, with the survey's reason.
+    if (s.tools.length === 0) await mrtrTools(t);
     let judged = 0;
     const undeclared = (d: DriveOutcome, label: string, withheld: string) => {
       for (const u of d.undeclared) {
@@ -330,26 +329,8 @@ export const capabilityGating = defineCheck({
         } else if (d.status !== 'complete') judgeable(t, d, label);
       }
     }
-    if (cfg) {
-      const d = await completeRequest(
-        t.session,
-        'tools/call',
-        { name: cfg.name, arguments: cfg.arguments ?? {} },
-        { capabilities: capabilitiesWithout(...cfg.requires), maxRounds: t.ctx.settings.maxRounds },
-      );
-      judged++;
-      const label = `tools/call ${cfg.name} (capabilityTool) with ${cfg.requires.join(', ')} withheld`;
-      undeclared(d, `tools/call ${cfg.name}`, `${cfg.requires.join(', ')} withheld`);
-      if (d.status === 'error') judgeMissingCapability(t, d, cfg.requires, label);
-      else if (judgeable(t, d, label)) {
-        t.expect(false, {
-          expected: `JSON-RPC error -32021 naming ${cfg.requires.join(', ')} (the configuration file says the call requires it)`,
-          actual: `${label}: ${d.final ? describeAnswer(d.final) : d.detail}`,
-          wire: d.final ?? d.unanswered,
-        });
-      }
-    }
-    if (judged === 0) t.notObserved('no tool that answered input_required asked for elicitation, sampling or roots, and no capabilityTool is configured');
+    // The configured capabilityTool (a tool that needs a capability outright) is judged by meta/missing-capability.
+    if (judged === 0) t.notObserved('no tool that answered input_required asked for elicitation, sampling or roots');
   },
 });
 

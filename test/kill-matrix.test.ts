@@ -13,7 +13,7 @@ import type { RunResult, TransportKind } from '../suites/model.js';
 import { brokenChecks, describeRun, freePort, REFERENCE, referenceCommand, ROOT } from './helpers.js';
 
 const breaks = execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n');
-/** The reference server's own fixture file: what generic probing cannot know about it. */
+/** The reference server's own fixture file: what generic probing cannot know (trigger, slow tool, capability tool, fixtures). */
 const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
 
 /**
