@@ -116,13 +116,13 @@ export function ownerOf(d: DriveOutcome): string | undefined {
   if (d.status === 'unterminated') return 'mrtr/round-trip';
   if (d.status === 'stuck') {
     if (d.stuck === 'empty') return 'mrtr/input-or-state';
-    if (d.stuck === 'result-type') return 'mrtr/result-type';
+    if (d.stuck === 'result-type') return 'protocol/result-type';
     if (d.stuck === 'unanswerable') return 'mrtr/input-requests-valid';
     if (d.stuck === 'undeclared') return 'mrtr/capability-gating';
     if (d.stuck === 'no-value') return 'not judged: the suite could not generate a valid answer; script one in the fixture file';
     return 'fixtures/outcome';
   }
-  if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return 'mrtr/result-type';
+  if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return 'protocol/result-type';
   return undefined;
 }
 
@@ -193,33 +193,7 @@ function echoState(state: unknown): JsonObject {
 
 // ---------------------------------------------------------------------------
 
-export const resultType = defineCheck({
-  id: 'mrtr/result-type',
-  title: 'every result of a multi round-trip exchange says its resultType',
-  level: 'MUST',
-  capability: 'tools',
-  spec: { page: 'basic/index', section: 'ResultType' },
-  requirement:
-    'The result MUST include a resultType field: "input_required" when more information is needed, "complete" for the final content; a resultType the client does not recognise MUST be considered invalid.',
-  async run(t) {
-    const tools = await mrtrTools(t);
-    for (const x of tools) {
-      x.drive.rounds.forEach((ex, i) => {
-        if (!ex.result) return;
-        const rt = ex.result.resultType;
-        const asks = 'inputRequests' in ex.result || 'requestState' in ex.result;
-        t.expect(rt === 'complete' || rt === 'input_required', {
-          expected: 'resultType "complete" or "input_required"',
-          actual:
-            rt === undefined
-              ? `round ${i + 1} of ${callLabel(x)} has no resultType${asks ? ' although it carries inputRequests/requestState (a client must treat it as complete)' : ''}`
-              : `round ${i + 1} of ${callLabel(x)} has resultType ${show(rt)}`,
-          wire: ex,
-        });
-      });
-    }
-  },
-});
+// A missing or unknown resultType on any result, round trips included, is protocol/result-type's (suites/statelessness.ts).
 
 export const inputOrState = defineCheck({
   id: 'mrtr/input-or-state',
@@ -731,7 +705,6 @@ export const noCachingHints = defineCheck({
 });
 
 export const mrtrChecks = [
-  resultType,
   inputOrState,
   inputRequestsValid,
   capabilityGating,

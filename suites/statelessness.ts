@@ -181,7 +181,7 @@ export const unsupportedVersion = defineCheck({
  */
 async function callableTool(t: Probe): Promise<JsonObject | undefined> {
   const walk = await t.ctx.tools();
-  if (walk.problem) return undefined;
+  if (!walk.exhausted) return undefined;
   const cfg = t.ctx.config.tools ?? {};
   const excluded = cfg.exclude?.length ? picomatch(cfg.exclude) : () => false;
   const included = cfg.include?.length ? picomatch(cfg.include) : () => false;
@@ -230,7 +230,7 @@ export const freshConnection = defineCheck({
 
 async function walk(t: Probe, session: Session, meta: MetaOptions | undefined, when: string): Promise<ListWalk> {
   const w = await walkList(session, 'tools/list', 'tools', { maxPages: t.ctx.settings.maxPages, request: { meta } });
-  if (w.problem) t.notObserved(`tools/list ${when} could not be walked: ${w.problem.detail}`);
+  if (!w.exhausted) t.notObserved(`tools/list ${when} could not be walked: ${w.problem?.detail}`);
   return w;
 }
 

@@ -368,7 +368,7 @@ export const noRequestScoped = defineCheck({
 
 async function walkTools(t: Probe, session: Session, when: string) {
   const walk = await walkList(session, 'tools/list', 'tools', { maxPages: t.ctx.settings.maxPages });
-  if (walk.problem) t.notObserved(`tools/list ${when} could not be walked: ${walk.problem.detail}`);
+  if (!walk.exhausted) t.notObserved(`tools/list ${when} could not be walked: ${walk.problem?.detail}`);
   return walk;
 }
 
