@@ -5,9 +5,11 @@
  * no finding → pass; findings → fail (MUST) or warn (SHOULD / MAY).
  */
 import type { Config } from '../engine/config.js';
+import type { ProtocolSchema } from '../harness/schema.js';
 import type { Exchange, JsonObject, RequestOptions, Session } from '../harness/session.js';
 import type { ListWalk } from '../harness/walk.js';
-import type { CheckInfo, Finding, Level, SpecRef, TransportKind, WireFrame } from './model.js';
+import type { ArgumentSettings } from './args/calls.js';
+import type { CheckInfo, Finding, Level, ReplayCase, SpecRef, TransportKind, WireFrame } from './model.js';
 
 /** What server/discover told the run (fetched once, on the first connection). */
 export interface Discovery {
@@ -23,6 +25,8 @@ export interface CheckSettings {
   requestTimeoutMs: number;
   /** Longest cursor chain a list walk follows. */
   maxPages: number;
+  /** Budget, seed, replay and safety rules of the generated tools/call checks. */
+  arguments?: ArgumentSettings;
 }
 
 /** Shared state and services a check can use; the engine provides it. */
@@ -46,6 +50,10 @@ export interface SuiteContext {
   allSessions(): Session[];
   /** Methods whose responses a check has judged against the schema in this run. */
   readonly schemaJudged: Set<string>;
+  /** Single exchanges a check has judged against the schema (when the method as a whole is not). */
+  readonly schemaJudgedExchanges: WeakSet<Exchange>;
+  /** The protocol schema of the run (to validate parts of a message). */
+  readonly protocolSchema: ProtocolSchema;
 }
 
 /** Thrown to end a check with skip or not-observed. */
@@ -67,6 +75,8 @@ export interface Expectation {
   wire?: WireEvidence;
   /** Override the check's requirement sentence for this finding. */
   requirement?: string;
+  /** A generated case: how to replay it. */
+  replay?: ReplayCase;
 }
 
 /** One subject's run of one check: what the body uses to talk and to judge. */
@@ -106,6 +116,7 @@ export class Probe {
         expected: e.expected,
         actual: e.actual,
         wire: this.evidence(e.wire),
+        ...(e.replay ? { replay: e.replay } : {}),
       });
     }
     return ok;
@@ -119,6 +130,11 @@ export class Probe {
       actual: ex.schemaErrors.join('; '),
       wire: ex,
     });
+  }
+
+  /** This exchange's schema validity is judged by this check (the wire-wide check leaves it alone). */
+  markSchemaJudged(ex: Exchange): void {
+    this.ctx.schemaJudgedExchanges.add(ex);
   }
 
   /** The check does not apply to this server or subject. */

@@ -1,12 +1,13 @@
 /**
  * The catalogue: every check of every suite, in report order.
  */
+import { argumentChecks } from './arguments.js';
 import type { Check } from './check.js';
 import { discoverChecks } from './discover.js';
 import { toolsListChecks } from './tools-list.js';
 import { wireChecks } from './wire.js';
 
-export const catalogue: Check[] = [...discoverChecks, ...toolsListChecks, ...wireChecks];
+export const catalogue: Check[] = [...discoverChecks, ...toolsListChecks, ...argumentChecks, ...wireChecks];
 
 const ids = new Set<string>();
 for (const c of catalogue) {

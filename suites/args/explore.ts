@@ -1,0 +1,122 @@
+/**
+ * The property-based driver: fast-check draws values from an arbitrary, the
+ * property makes the call (through the run's shared call records, so through
+ * the Session) and judges what came back. A failing call is shrunk by
+ * fast-check to the smallest call that still fails; its seed and path
+ * identify it, and the same seed and path replay exactly that case.
+ *
+ * Shrinking sends new calls, so it has a budget: past it, candidates not
+ * already sent count as passing and the smallest failure found so far is
+ * reported. A call that timed out is not shrunk (each candidate could wait
+ * the full timeout).
+ */
+import fc from 'fast-check';
+import type { CallRecord } from './calls.js';
+
+/** One thing wrong with a call, for the check that judged it. */
+export interface Problem {
+  expected: string;
+  actual: string;
+  /** Overrides the check's requirement sentence. */
+  requirement?: string;
+}
+
+/** Calls shrinking may send for one failure. */
+export const SHRINK_BUDGET = 60;
+
+export interface ExploreOptions<T> {
+  arb: fc.Arbitrary<T>;
+  seed: number;
+  runs: number;
+  /** Replay exactly the case at this fast-check path (no shrinking). */
+  path?: string;
+  /** Make (or look up) the call for a drawn value. */
+  call: (value: T) => Promise<CallRecord>;
+  /** Whether the call for this value was already made. */
+  cached: (value: T) => boolean;
+  /** What is wrong with the call; undefined when this check cannot judge it (e.g. no answer came). */
+  judge: (record: CallRecord, value: T) => Problem[] | undefined;
+}
+
+export interface Failure<T> {
+  value: T;
+  record: CallRecord;
+  problems: Problem[];
+  seed: number;
+  path: string;
+  /** Drawn values up to and including the first failure. */
+  runsToFailure: number;
+  shrinks: number;
+}
+
+export interface Exploration<T> {
+  /** Values drawn. */
+  runs: number;
+  /** Calls this check could judge (before any failure). */
+  judged: number;
+  failure?: Failure<T>;
+  /** The last reason a call could not be judged, for a not-observed verdict. */
+  unjudged?: string;
+}
+
+export async function explore<T>(o: ExploreOptions<T>): Promise<Exploration<T>> {
+  let judged = 0;
+  let failing = false;
+  let shrinkCalls = 0;
+  let noShrink = false;
+  let unjudged: string | undefined;
+  let fatal: unknown;
+  let drawn = 0;
+
+  const property = fc.asyncProperty(o.arb, async (value) => {
+    if (fatal !== undefined) return true;
+    const cached = o.cached(value);
+    if (failing && !cached) {
+      if (noShrink || shrinkCalls >= SHRINK_BUDGET) return true;
+      shrinkCalls++;
+    }
+    if (!failing) drawn++;
+    let record: CallRecord;
+    try {
+      record = await o.call(value);
+    } catch (err) {
+      // An interrupt or an internal error: stop drawing and let the engine see it.
+      fatal = err;
+      return true;
+    }
+    const problems = o.judge(record, value);
+    if (problems === undefined) {
+      unjudged = record.noAnswer ?? unjudged;
+      return true;
+    }
+    if (!failing) judged++;
+    if (problems.length === 0) return true;
+    if (!failing) {
+      failing = true;
+      if (record.timedOut) noShrink = true;
+    }
+    return false;
+  });
+
+  const details = await fc.check(property, {
+    seed: o.seed,
+    numRuns: o.runs,
+    ...(o.path !== undefined ? { path: o.path, endOnFailure: true } : {}),
+  });
+  if (fatal !== undefined) throw fatal;
+  const out: Exploration<T> = { runs: drawn, judged, ...(unjudged ? { unjudged } : {}) };
+  if (details.failed && details.counterexample) {
+    const value = details.counterexample[0] as T;
+    const record = await o.call(value);
+    out.failure = {
+      value,
+      record,
+      problems: o.judge(record, value) ?? [],
+      seed: details.seed,
+      path: details.counterexamplePath ?? o.path ?? '',
+      runsToFailure: details.numRuns,
+      shrinks: details.numShrinks,
+    };
+  }
+  return out;
+}
