@@ -106,21 +106,45 @@ async function exploreValid(t: Probe, tool: JsonObject, judge: Judge<unknown>, n
 
 const mutantArbs = new WeakMap<object, fc.Arbitrary<Mutant | null>>();
 
-/** Mutants of generated valid values (null when a value has none). */
+/**
+ * Mutants of generated valid values (null when a value has none). A drawn
+ * pair (valid value, mutant index) picks one mutant; when fast-check shrinks
+ * the valid value, the same index keeps naming the same kind of mutant, so
+ * the failing keyword survives shrinking.
+ */
 function mutantArbitrary(plan: Extract<ValidPlan, { ok: true }>): fc.Arbitrary<Mutant | null> {
   let arb = mutantArbs.get(plan);
   if (!arb) {
-    arb = plan.arb.chain((v) => {
-      const ms = mutantsOf(plan.schema, v);
-      return ms.length ? fc.constantFrom(...ms) : fc.constant(null);
+    const memo = new Map<string, Mutant[]>();
+    const mutants = (v: unknown): Mutant[] => {
+      const key = stableJson(v);
+      let ms = memo.get(key);
+      if (!ms) {
+        ms = mutantsOf(plan.schema, v);
+        if (memo.size > 2000) memo.clear();
+        memo.set(key, ms);
+      }
+      return ms;
+    };
+    arb = fc.tuple(plan.arb, fc.nat({ max: 0xffff })).map(([v, k]) => {
+      const ms = mutants(v);
+      return ms.length ? ms[k % ms.length]! : null;
     });
     mutantArbs.set(plan, arb);
   }
   return arb;
 }
 
+/**
+ * After this many lost connections on one tool, checks that do not judge
+ * lost connections send it no new invalid calls once they have judged a few
+ * (each lost connection may cost a server restart).
+ */
+const MAX_LOSSES_PER_TOOL = 2;
+const MIN_JUDGED = 3;
+
 /** Explore a tool with invalid arguments (every tool: the server must reject them before running anything). */
-async function exploreInvalid(t: Probe, tool: JsonObject, judge: Judge<Mutant>): Promise<void> {
+async function exploreInvalid(t: Probe, tool: JsonObject, judge: Judge<Mutant>, opts: { judgesLostConnections?: boolean } = {}): Promise<void> {
   const run = argumentRun(t.ctx);
   const path = replayPath(t, run, tool);
   const plan = planFor(t, run, tool);
@@ -135,6 +159,7 @@ async function exploreInvalid(t: Probe, tool: JsonObject, judge: Judge<Mutant>):
     ...(path !== undefined ? { path } : {}),
     call: (m) => (m ? run.call('invalid', params(m), { mutant: mutantInfo(m) }) : Promise.resolve(NO_CALL)),
     cached: (m) => !m || run.has('invalid', params(m)),
+    ...(opts.judgesLostConnections ? {} : { maySend: (_m, judged) => judged < MIN_JUDGED || run.connectionLosses(String(tool.name)) < MAX_LOSSES_PER_TOOL }),
     judge: (rec, m) => (m ? judge(rec, m) : undefined),
   });
   conclude(t, tool, result, {
@@ -448,7 +473,7 @@ export const keepsServing = defineCheck({
           for (const p of judge(rec)) t.expect(false, { expected: p.expected, actual: `${p.actual}\nCall: ${callText(rec)}`, wire: rec.frames });
         }
       }
-      await exploreInvalid(t, tool, judge);
+      await exploreInvalid(t, tool, judge, { judgesLostConnections: true });
     },
   },
 });

@@ -4,21 +4,27 @@
  * and over Streamable HTTP. A check with no broken variant fails this file.
  */
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../engine/config.js';
 import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
 import type { RunResult, TransportKind } from '../suites/model.js';
-import { brokenChecks, describeRun, freePort, REFERENCE, referenceCommand } from './helpers.js';
+import { brokenChecks, describeRun, freePort, REFERENCE, referenceCommand, ROOT } from './helpers.js';
 
 const breaks = execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n');
 
+/** What the reference server's configuration file tells every run (e.g. which tool with side effects may be called). */
+const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
+
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
-  if (transport === 'stdio') return runConformance({ command: referenceCommand(...serverArgs), requestTimeoutMs: 5000 });
+  if (transport === 'stdio') return runConformance({ command: referenceCommand(...serverArgs), requestTimeoutMs: 5000, config });
   const port = await freePort();
   return runConformance({
     command: referenceCommand('--http', String(port), ...serverArgs),
     url: `http://127.0.0.1:${port}/mcp`,
     requestTimeoutMs: 5000,
+    config,
   });
 }
 

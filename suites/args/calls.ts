@@ -100,6 +100,7 @@ export class ArgumentRun {
   private readonly settled = new Set<string>();
   private readonly plans = new Map<string, ValidPlan>();
   private replacement: Session | undefined;
+  private readonly losses = new Map<string, number>();
   /** Every call made so far, in order. */
   readonly records: CallRecord[] = [];
 
@@ -144,6 +145,11 @@ export class ArgumentRun {
   /** Has this exact call already been made (so judging it costs no request)? */
   has(purpose: Purpose, params: JsonObject): boolean {
     return this.settled.has(callKey(purpose, params));
+  }
+
+  /** How many calls to this tool ended without an answer other than by timeout (a crash, a dropped connection). */
+  connectionLosses(tool: string): number {
+    return this.losses.get(tool) ?? 0;
   }
 
   /** Call a tool (once per distinct purpose and params); invalid calls get a follow-up tools/list. */
@@ -191,6 +197,7 @@ export class ArgumentRun {
         if (err instanceof AbortedError || !(err instanceof HarnessError)) throw err;
         record.noAnswer = err.message;
         record.timedOut = err instanceof RequestTimeoutError;
+        if (!record.timedOut && record.tool !== undefined) this.losses.set(record.tool, this.connectionLosses(record.tool) + 1);
       }
       if (purpose !== 'valid' && !record.timedOut) record.followUp = await followUp(session);
     } finally {

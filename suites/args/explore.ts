@@ -8,7 +8,8 @@
  * Shrinking sends new calls, so it has a budget: past it, candidates not
  * already sent count as passing and the smallest failure found so far is
  * reported. A call that timed out is not shrunk (each candidate could wait
- * the full timeout).
+ * the full timeout), and one that lost the connection only a little (each
+ * candidate may cost a server restart).
  */
 import fc from 'fast-check';
 import type { CallRecord } from './calls.js';
@@ -22,7 +23,9 @@ export interface Problem {
 }
 
 /** Calls shrinking may send for one failure. */
-export const SHRINK_BUDGET = 60;
+export const SHRINK_BUDGET = 40;
+/** ... when the failure is a dropped connection (each candidate may cost a server restart). */
+export const SHRINK_BUDGET_NO_ANSWER = 5;
 
 export interface ExploreOptions<T> {
   arb: fc.Arbitrary<T>;
@@ -34,6 +37,8 @@ export interface ExploreOptions<T> {
   call: (value: T) => Promise<CallRecord>;
   /** Whether the call for this value was already made. */
   cached: (value: T) => boolean;
+  /** Whether a value not yet sent may be sent now, given the calls judged so far (default: yes); a refused value counts as passing. */
+  maySend?: (value: T, judged: number) => boolean;
   /** What is wrong with the call; undefined when this check cannot judge it (e.g. no answer came). */
   judge: (record: CallRecord, value: T) => Problem[] | undefined;
 }
@@ -63,7 +68,7 @@ export async function explore<T>(o: ExploreOptions<T>): Promise<Exploration<T>> 
   let judged = 0;
   let failing = false;
   let shrinkCalls = 0;
-  let noShrink = false;
+  let budget = SHRINK_BUDGET;
   let unjudged: string | undefined;
   let fatal: unknown;
   let drawn = 0;
@@ -71,8 +76,9 @@ export async function explore<T>(o: ExploreOptions<T>): Promise<Exploration<T>> 
   const property = fc.asyncProperty(o.arb, async (value) => {
     if (fatal !== undefined) return true;
     const cached = o.cached(value);
+    if (!cached && o.maySend && !o.maySend(value, judged)) return true;
     if (failing && !cached) {
-      if (noShrink || shrinkCalls >= SHRINK_BUDGET) return true;
+      if (shrinkCalls >= budget) return true;
       shrinkCalls++;
     }
     if (!failing) drawn++;
@@ -93,7 +99,8 @@ export async function explore<T>(o: ExploreOptions<T>): Promise<Exploration<T>> 
     if (problems.length === 0) return true;
     if (!failing) {
       failing = true;
-      if (record.timedOut) noShrink = true;
+      if (record.timedOut) budget = 0;
+      else if (record.noAnswer !== undefined) budget = SHRINK_BUDGET_NO_ANSWER;
     }
     return false;
   });

@@ -39,11 +39,11 @@ export function mutantsOf(schema: CompiledSchema, value: unknown): Mutant[] {
   const out: Mutant[] = [];
   const seen = new Set<string>();
   const add = (keyword: string, pointer: string, description: string, replace: (root: Record<string, unknown>) => void) => {
-    const next = cloneJson(value);
-    replace(next);
-    const key = `${keyword} ${pointer} ${stableJson(next)}`;
+    const key = `${keyword}\u0000${pointer}\u0000${description}`;
     if (seen.has(key)) return;
     seen.add(key);
+    const next = cloneJson(value);
+    replace(next);
     const errors = schema.errors(next);
     if (!errors.some((e) => e.keyword === keyword && e.instancePath === pointer)) return;
     out.push({ keyword, pointer, description, value: next });
