@@ -35,6 +35,11 @@ interface Flags {
   startupTimeout: number;
   maxRestarts: number;
   maxPages: number;
+  runs: number;
+  seed?: number;
+  replay?: string;
+  tools: string[];
+  allowSideEffects: boolean;
   color: boolean;
 }
 
@@ -44,6 +49,13 @@ const positiveInt = (label: string) => (value: string) => {
   return n;
 };
 const collect = (value: string, prev: string[]) => [...prev, value];
+const seedValue = (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > 0x7fffffff) {
+    throw new InvalidArgumentError('--seed must be a whole number from 0 to 2147483647');
+  }
+  return n;
+};
 
 function program(): Command {
   const cmd = new Command('mcp-conformance')
@@ -67,6 +79,11 @@ function program(): Command {
     .option('--startup-timeout <ms>', 'how long a launched HTTP server may take to accept connections', positiveInt('--startup-timeout'), DEFAULTS.startupTimeoutMs)
     .option('--max-restarts <n>', 'stdio: restarts allowed after the server exits', positiveInt('--max-restarts'), DEFAULTS.maxRestarts)
     .option('--max-pages <n>', 'longest cursor chain a list walk follows', positiveInt('--max-pages'), DEFAULTS.maxPages)
+    .option('--runs <n>', 'generated tools/call arguments per tool and check', positiveInt('--runs'), DEFAULTS.runs)
+    .option('--seed <n>', 'seed of argument generation (default: random, reported)', seedValue)
+    .option('--replay <path@tool>', 'replay one generated case, as a failure prints it (with its --seed and --check)')
+    .option('--tools <glob>', 'tools that may be called with valid arguments besides read-only ones (repeatable)', collect, [])
+    .option('--allow-side-effects', 'call every tool with valid arguments, read-only or not', false)
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -229,6 +246,12 @@ export async function main(argv: string[]): Promise<number> {
       startupTimeoutMs: flags.startupTimeout,
       maxRestarts: flags.maxRestarts,
       maxPages: flags.maxPages,
+      runs: flags.runs,
+      seed: flags.seed,
+      replay: flags.replay,
+      tools: flags.tools,
+      allowSideEffects: flags.allowSideEffects,
+      invocation: argv,
       config: loaded?.config,
       cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,

@@ -46,7 +46,7 @@ export interface RunOptions {
   maxPages?: number;
   /** The configuration file's content (what generic probing cannot know). */
   config?: Config;
-  /** Generated calls per tool for each tools-call property (default 25). */
+  /** Generated calls per tool for each tools-call property (default 20). */
   runs?: number;
   /** Seed of argument generation (default: a random one, reported). */
   seed?: number;

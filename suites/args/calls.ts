@@ -59,7 +59,7 @@ export interface ArgumentSettings {
   allowSideEffects: boolean;
 }
 
-export const DEFAULT_RUNS = 25;
+export const DEFAULT_RUNS = 20;
 
 /** The argument settings of a run (defaults when the engine gave none). */
 export function argumentSettings(ctx: SuiteContext): ArgumentSettings {

@@ -25,7 +25,7 @@ export interface Problem {
 /** Calls shrinking may send for one failure. */
 export const SHRINK_BUDGET = 40;
 /** ... when the failure is a dropped connection (each candidate may cost a server restart). */
-export const SHRINK_BUDGET_NO_ANSWER = 5;
+export const SHRINK_BUDGET_NO_ANSWER = 4;
 
 export interface ExploreOptions<T> {
   arb: fc.Arbitrary<T>;

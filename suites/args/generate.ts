@@ -267,15 +267,17 @@ function isoDates(): fc.Arbitrary<Date> {
   return fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-12-31T23:59:59Z'), noInvalidDate: true });
 }
 
+/*
+ * No arbitrary here filters its own values (a filter nothing passes would
+ * never return): values that miss a bound are dropped by the one ajv
+ * confirmation, whose acceptance is measured before anything is drawn.
+ */
+
 function strings(s: Record<string, unknown>): fc.Arbitrary<string> {
   const minLength = num(s.minLength) ?? 0;
   const maxLength = num(s.maxLength) ?? Math.max(minLength + DEFAULT_MAX_LENGTH, DEFAULT_MAX_LENGTH);
   if (minLength > maxLength) throw new Uncovered('minLength exceeds maxLength');
-  const inLength = (v: string) => {
-    const n = [...v].length;
-    return n >= minLength && n <= maxLength;
-  };
-  if (typeof s.format === 'string' && FORMATS[s.format]) return FORMATS[s.format]!().filter(inLength);
+  if (typeof s.format === 'string' && FORMATS[s.format]) return FORMATS[s.format]!();
   if (typeof s.pattern === 'string') {
     let re: RegExp;
     try {
@@ -289,12 +291,12 @@ function strings(s: Record<string, unknown>): fc.Arbitrary<string> {
     } catch (err) {
       throw new Uncovered(`pattern ${JSON.stringify(s.pattern)}: ${(err as Error).message}`);
     }
-    return matching.filter(inLength);
+    return matching;
   }
   // Mostly printable ASCII, sometimes any Unicode: both are valid strings.
   return fc.oneof(
     { weight: 4, arbitrary: fc.string({ minLength, maxLength }) },
-    { weight: 1, arbitrary: fc.string({ minLength, maxLength, unit: 'grapheme' }).filter(inLength) },
+    { weight: 1, arbitrary: fc.string({ minLength, maxLength, unit: 'grapheme' }) },
   );
 }
 
@@ -318,14 +320,17 @@ function arrays(s: Record<string, unknown>, ctx: Ctx): fc.Arbitrary<unknown[]> {
   const restArb = rest === false ? undefined : arbitraryFor(rest, ctx);
   if (prefix.length === 0) {
     if (!restArb) return fc.constant([]);
-    if (unique) return fc.uniqueArray(restArb, { minLength: minItems, maxLength: maxItems, selector: stableJson });
+    if (unique) {
+      const distinct = finiteChoices(rest);
+      if (distinct !== undefined && distinct < minItems) throw new Uncovered('uniqueItems with fewer distinct values than minItems');
+      return fc.uniqueArray(restArb, { minLength: minItems, maxLength: maxItems, selector: stableJson });
+    }
     return fc.array(restArb, { minLength: minItems, maxLength: maxItems });
   }
   const head = prefix.slice(0, maxItems).map((p) => arbitraryFor(p, ctx));
   const more = Math.max(0, maxItems - head.length);
   const tail = restArb && more > 0 ? fc.array(restArb, { minLength: Math.max(0, minItems - head.length), maxLength: Math.min(more, DEFAULT_MAX_ITEMS) }) : fc.constant([]);
-  const arb = fc.tuple(fc.tuple(...head), tail).map(([h, t]) => [...h, ...t]);
-  return unique ? arb.filter((a) => new Set(a.map(stableJson)).size === a.length) : arb;
+  return fc.tuple(fc.tuple(...head), tail).map(([h, t]) => [...h, ...t]);
 }
 
 function objects(s: Record<string, unknown>, ctx: Ctx): fc.Arbitrary<Record<string, unknown>> {
@@ -343,6 +348,16 @@ function objects(s: Record<string, unknown>, ctx: Ctx): fc.Arbitrary<Record<stri
   const keys = Object.keys(model);
   if (keys.length === 0) return fc.constant({});
   return fc.record(model, { requiredKeys: required.filter((r) => keys.includes(r)) }) as fc.Arbitrary<Record<string, unknown>>;
+}
+
+/** How many values a schema admits, when it is a plain enum, const or boolean; undefined otherwise. */
+function finiteChoices(node: SchemaNode): number | undefined {
+  if (!isObject(node)) return undefined;
+  if ('const' in node) return 1;
+  if (Array.isArray(node.enum)) return new Set(node.enum.map(stableJson)).size;
+  if (node.type === 'boolean') return 2;
+  if (node.type === 'null') return 1;
+  return undefined;
 }
 
 function anyJson(): fc.Arbitrary<unknown> {
