@@ -606,6 +606,9 @@ export const errorResponseShape = defineCheck({
     }
     if (seen === 0) t.notObserved('no tools/call was answered with a JSON-RPC error');
     t.note('error responses', seen);
+    // What the whole argument suite sent in this run (the benchmark reads it).
+    t.note('tools/call requests', records.length);
+    t.note('follow-up tools/list requests', records.filter((r) => r.followUp).length);
   },
 });
 

@@ -99,16 +99,24 @@ function compileUncached(schema: unknown): CompiledSchema | { problem: string } 
   if (!check.ok || !check.validate) return { problem: `the inputSchema is not a valid JSON Schema: ${check.errors.join('; ')}` };
   const root = schema as Record<string, unknown>;
   const dialect = check.dialect ?? dialectOf(undefined)!;
-  // A private all-errors instance: the root is registered under its own key
-  // (without any $id, so two tools sharing an $id cannot collide), and any
-  // subschema is reachable as key#/pointer.
-  const ajv: AnyAjv = ajvFor(typeof root.$schema === 'string' ? root.$schema : undefined, { fresh: true, allErrors: true });
+  // The all-errors instance of the dialect: the root is registered under its
+  // own key (without its $id, so two tools sharing an $id cannot collide), and
+  // any subschema is reachable as key#/pointer. Nested $ids that collide with
+  // another tool's get a private instance.
+  const uri = typeof root.$schema === 'string' ? root.$schema : undefined;
   const key = `mcpc-arguments-${++keyCounter}`;
   const { $id: _ignored, ...withoutId } = root;
+  // Already checked against its meta-schema above: not again here.
+  let ajv: AnyAjv = ajvFor(uri, { allErrors: true });
   try {
-    ajv.addSchema(withoutId, key);
-  } catch (err) {
-    return { problem: `the inputSchema does not compile: ${(err as Error).message}` };
+    ajv.addSchema(withoutId, key, undefined, false);
+  } catch {
+    ajv = ajvFor(uri, { fresh: true, allErrors: true });
+    try {
+      ajv.addSchema(withoutId, key, undefined, false);
+    } catch (err) {
+      return { problem: `the inputSchema does not compile: ${(err as Error).message}` };
+    }
   }
   const full = ajv.getSchema(key) as ValidateFunction | undefined;
   if (!full) return { problem: 'the inputSchema does not compile' };
