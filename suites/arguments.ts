@@ -69,7 +69,7 @@ function conclude<T>(
       t.expect(false, {
         expected: p.expected,
         actual: [p.actual, `Call: ${callText(f.record)}`, ...(extra ? [`Breaks: ${extra}`] : []), `Case: ${how}`].join('\n'),
-        wire: f.record.frames,
+        wire: [...f.record.frames, ...(p.moreWire ?? [])],
         ...(p.requirement ? { requirement: p.requirement } : {}),
         replay: { check: t.check.id, tool: String(tool.name), seed: f.seed, path: f.path },
       });
@@ -463,14 +463,18 @@ export const keepsServing = defineCheck({
     async run(t, tool) {
       const judge = (rec: CallRecord): Problem[] => {
         if (rec.noAnswer !== undefined) return [{ expected: 'an answer to the invalid call', actual: `no answer: ${rec.noAnswer}` }];
-        if (rec.followUp && !rec.followUp.ok) return [{ expected: 'tools/list answered right after the invalid call', actual: rec.followUp.detail }];
+        if (rec.followUp && !rec.followUp.ok) {
+          return [{ expected: 'tools/list answered right after the invalid call', actual: rec.followUp.detail, moreWire: rec.followUp.frames }];
+        }
         return [];
       };
       // The protocol probes for this tool (arguments that are not an object) first: they are fixed calls.
       const run = argumentRun(t.ctx);
       if (!run.settings.replay) {
         for (const rec of await toolProbes(run, tool)) {
-          for (const p of judge(rec)) t.expect(false, { expected: p.expected, actual: `${p.actual}\nCall: ${callText(rec)}`, wire: rec.frames });
+          for (const p of judge(rec)) {
+            t.expect(false, { expected: p.expected, actual: `${p.actual}\nCall: ${callText(rec)}`, wire: [...rec.frames, ...(p.moreWire ?? [])] });
+          }
         }
       }
       await exploreInvalid(t, tool, judge, { judgesLostConnections: true });

@@ -42,8 +42,8 @@ export interface CallRecord {
   /** Whether the wait ended by timeout. */
   timedOut?: boolean;
   /** Invalid calls and probes: the tools/list sent right after, to see the server still serving. */
-  followUp?: { ok: boolean; detail: string; exchange?: Exchange };
-  /** Every frame of this call and its follow-up. */
+  followUp?: { ok: boolean; detail: string; frames: WireFrame[] };
+  /** The frames of this call (the follow-up has its own). */
   frames: WireFrame[];
 }
 
@@ -189,20 +189,18 @@ export class ArgumentRun {
     const session = await this.session();
     const off = session.tap((f) => record.frames.push(f));
     try {
-      try {
-        let ex = await session.request('tools/call', params);
-        if (ex.result?.resultType === 'input_required') ex = await completeInputRequired(session, ex);
-        record.exchange = ex;
-      } catch (err) {
-        if (err instanceof AbortedError || !(err instanceof HarnessError)) throw err;
-        record.noAnswer = err.message;
-        record.timedOut = err instanceof RequestTimeoutError;
-        if (!record.timedOut && record.tool !== undefined) this.losses.set(record.tool, this.connectionLosses(record.tool) + 1);
-      }
-      if (purpose !== 'valid' && !record.timedOut) record.followUp = await followUp(session);
+      let ex = await session.request('tools/call', params);
+      if (ex.result?.resultType === 'input_required') ex = await completeInputRequired(session, ex);
+      record.exchange = ex;
+    } catch (err) {
+      if (err instanceof AbortedError || !(err instanceof HarnessError)) throw err;
+      record.noAnswer = err.message;
+      record.timedOut = err instanceof RequestTimeoutError;
+      if (!record.timedOut && record.tool !== undefined) this.losses.set(record.tool, this.connectionLosses(record.tool) + 1);
     } finally {
       off();
     }
+    if (purpose !== 'valid' && !record.timedOut) record.followUp = await followUp(session);
     this.records.push(record);
     return record;
   }
@@ -214,14 +212,18 @@ function callKey(purpose: Purpose, params: JsonObject): string {
 
 /** tools/list right after an invalid call, on the same connection: is the server still serving? */
 async function followUp(session: Session): Promise<NonNullable<CallRecord['followUp']>> {
-  if (session.closed) return { ok: false, detail: `the connection is gone: ${session.closed}` };
+  if (session.closed) return { ok: false, detail: `the connection is gone: ${session.closed}`, frames: [] };
+  const frames: WireFrame[] = [];
+  const off = session.tap((f) => frames.push(f));
   try {
     const ex = await session.request('tools/list');
-    if (ex.error) return { ok: false, detail: `tools/list answered with JSON-RPC error ${JSON.stringify(ex.error)}`, exchange: ex };
-    if (!Array.isArray(ex.result?.tools)) return { ok: false, detail: 'tools/list answered without a tools array', exchange: ex };
-    return { ok: true, detail: 'tools/list answered', exchange: ex };
+    if (ex.error) return { ok: false, detail: `tools/list answered with JSON-RPC error ${JSON.stringify(ex.error)}`, frames };
+    if (!Array.isArray(ex.result?.tools)) return { ok: false, detail: 'tools/list answered without a tools array', frames };
+    return { ok: true, detail: 'tools/list answered', frames };
   } catch (err) {
     if (err instanceof AbortedError || !(err instanceof HarnessError)) throw err;
-    return { ok: false, detail: `tools/list got no answer: ${err.message}` };
+    return { ok: false, detail: `tools/list got no answer: ${err.message}`, frames };
+  } finally {
+    off();
   }
 }

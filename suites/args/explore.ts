@@ -12,6 +12,8 @@
  * candidate may cost a server restart).
  */
 import fc from 'fast-check';
+import { VerdictSignal } from '../check.js';
+import type { WireFrame } from '../model.js';
 import type { CallRecord } from './calls.js';
 
 /** One thing wrong with a call, for the check that judged it. */
@@ -20,6 +22,8 @@ export interface Problem {
   actual: string;
   /** Overrides the check's requirement sentence. */
   requirement?: string;
+  /** Frames beyond the call's own that show it (e.g. the follow-up request). */
+  moreWire?: WireFrame[];
 }
 
 /** Calls shrinking may send for one failure. */
@@ -105,11 +109,20 @@ export async function explore<T>(o: ExploreOptions<T>): Promise<Exploration<T>> 
     return false;
   });
 
-  const details = await fc.check(property, {
-    seed: o.seed,
-    numRuns: o.runs,
-    ...(o.path !== undefined ? { path: o.path, endOnFailure: true } : {}),
-  });
+  let details: fc.RunDetails<[T]>;
+  try {
+    details = await fc.check(property, {
+      seed: o.seed,
+      numRuns: o.runs,
+      ...(o.path !== undefined ? { path: o.path, endOnFailure: true } : {}),
+    });
+  } catch (err) {
+    if (o.path === undefined) throw err;
+    throw new VerdictSignal(
+      'not-observed',
+      `--replay path ${o.path} names no case here (${(err as Error).message}): was it printed for this tool, check and --seed?`,
+    );
+  }
   if (fatal !== undefined) throw fatal;
   const out: Exploration<T> = { runs: drawn, judged, ...(unjudged ? { unjudged } : {}) };
   if (details.failed && details.counterexample) {
