@@ -38,6 +38,11 @@ interface Flags {
   maxRounds: number;
   probeTimeout: number;
   notificationTimeout?: number;
+  runs: number;
+  seed?: number;
+  replay?: string;
+  tools: string[];
+  allowSideEffects: boolean;
   color: boolean;
 }
 
@@ -47,6 +52,13 @@ const positiveInt = (label: string) => (value: string) => {
   return n;
 };
 const collect = (value: string, prev: string[]) => [...prev, value];
+const seedValue = (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > 0x7fffffff) {
+    throw new InvalidArgumentError('--seed must be a whole number from 0 to 2147483647');
+  }
+  return n;
+};
 
 function program(): Command {
   const cmd = new Command('mcp-conformance')
@@ -81,6 +93,11 @@ function program(): Command {
       `how long to wait for a change notification after the list-changed trigger (default: listChanged.timeoutMs of the config file, else ${NOTIFICATION_TIMEOUT_MS})`,
       positiveInt('--notification-timeout'),
     )
+    .option('--runs <n>', 'generated tools/call arguments per tool and check', positiveInt('--runs'), DEFAULTS.runs)
+    .option('--seed <n>', 'seed of argument generation (default: random, reported)', seedValue)
+    .option('--replay <path@tool>', 'replay one generated case, as a failure prints it (with its --seed and --check)')
+    .option('--tools <glob>', 'tools that may be called with valid arguments besides read-only ones (repeatable)', collect, [])
+    .option('--allow-side-effects', 'call every tool with valid arguments, read-only or not', false)
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -247,6 +264,12 @@ export async function main(argv: string[]): Promise<number> {
       maxRounds: flags.maxRounds,
       probeTimeoutMs: flags.probeTimeout,
       notificationTimeoutMs: flags.notificationTimeout,
+      runs: flags.runs,
+      seed: flags.seed,
+      replay: flags.replay,
+      tools: flags.tools,
+      allowSideEffects: flags.allowSideEffects,
+      invocation: argv,
       config: loaded?.config,
       cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,

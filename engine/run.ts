@@ -3,6 +3,7 @@
  * checks subject by subject, and returns the result model. It never throws:
  * a run that cannot do its job comes back with `aborted` set and exit code 2.
  */
+import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
@@ -13,6 +14,7 @@ import { ProtocolSchema } from '../harness/schema.js';
 import type { Exchange, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
+import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
 import { Probe, requirementFor, VerdictSignal, type Check, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import type { Config } from './config.js';
@@ -60,6 +62,18 @@ export interface RunOptions {
   notificationTimeoutMs?: number;
   /** The configuration file's content (what generic probing cannot know). */
   config?: Config;
+  /** Generated calls per tool for each tools-call property (default 20). */
+  runs?: number;
+  /** Seed of argument generation (default: a random one, reported). */
+  seed?: number;
+  /** Replay one generated case: `<path>@<tool>` as a failure reports it (needs `seed`). */
+  replay?: string;
+  /** Tool name globs that may be called with valid arguments besides read-only tools. */
+  tools?: string[];
+  /** Call every tool with valid arguments, read-only or not. */
+  allowSideEffects?: boolean;
+  /** The command line of the run (reports print replay commands from it; secrets are redacted). */
+  invocation?: string[];
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
   signal?: AbortSignal;
 }
@@ -76,6 +90,7 @@ export const DEFAULTS = {
   maxRestarts: 3,
   maxPages: 10_000,
   maxRounds: 8,
+  runs: DEFAULT_RUNS,
 };
 
 /** Default wait for a change notification after the list-changed trigger. */
@@ -117,6 +132,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     },
     revision: o.spec,
     strict: !!o.strict,
+    seed: o.seed ?? randomInt(0, 2 ** 31 - 1),
+    ...(o.invocation ? { invocation: o.invocation.map((a) => redactor.redact(a)) } : {}),
     checks: [],
     summary: summarize([]),
     stderr: '',
@@ -138,6 +155,22 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     result.aborted = `unknown --spec ${o.spec} (known: ${SPEC_CHOICES.join(', ')})`;
     return finish();
   }
+  const replay = o.replay === undefined ? undefined : parseReplay(o.replay);
+  if (replay === null) {
+    result.aborted = `--replay must look like <path>@<tool> as a failure reports it (e.g. 3:1:0@search), got ${JSON.stringify(o.replay)}`;
+    return finish();
+  }
+  if (replay && o.seed === undefined) {
+    result.aborted = '--replay needs the --seed of the run that found the case';
+    return finish();
+  }
+  const argumentSettings: ArgumentSettings = {
+    runs: o.runs,
+    seed: result.seed!,
+    ...(replay ? { replay } : {}),
+    include: o.tools ?? [],
+    allowSideEffects: !!o.allowSideEffects,
+  };
   const mode: EraMode = o.spec === 'auto' ? 'auto' : o.spec === LEGACY_REVISION ? 'legacy' : 'modern';
   const modernRevision = mode === 'modern' ? o.spec : MODERN_REVISION;
   const checks = selectChecks(o.checks);
@@ -234,6 +267,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         maxPages: o.maxPages,
         maxRounds: o.maxRounds,
         notificationTimeoutMs: o.notificationTimeoutMs ?? o.config?.listChanged?.timeoutMs ?? NOTIFICATION_TIMEOUT_MS,
+        arguments: argumentSettings,
       },
       config: o.config ?? {},
       signal: stop.signal,
@@ -250,6 +284,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       walk,
       allSessions: () => sessions,
       schemaJudged: new Set<string>(),
+      schemaJudgedExchanges: new WeakSet<Exchange>(),
+      protocolSchema: schema,
     };
 
     const ordered = [...checks.filter((c) => !c.observer), ...checks.filter((c) => c.observer)];

@@ -1,6 +1,7 @@
 /**
  * The catalogue: every check of every suite, in report order.
  */
+import { argumentChecks } from './arguments.js';
 import type { Check } from './check.js';
 import { cachingChecks } from './caching.js';
 import { discoverChecks } from './discover.js';
@@ -17,6 +18,7 @@ export const catalogue: Check[] = [
   ...discoverChecks,
   ...lifecycleChecks,
   ...toolsListChecks,
+  ...argumentChecks,
   ...paginationChecks,
   ...cachingChecks,
   ...mrtrChecks,
