@@ -22,8 +22,6 @@ const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
  */
 const SERVER_OPTIONS = ['--empty-cursor'];
 
-/** What the reference server's configuration file tells every run (e.g. which tool with side effects may be called). */
-const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
 
 /**
  * Reference tools that are not read-only and that the configuration does not
