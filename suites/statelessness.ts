@@ -179,7 +179,7 @@ export const unsupportedVersion = defineCheck({
  * A tool the suite may call with no arguments: none required, read-only (or
  * allowed by the configuration file), not excluded. Undefined when none is.
  */
-async function callableTool(t: Probe): Promise<JsonObject | undefined> {
+async function callableTool(t: Probe, also: (tool: JsonObject) => boolean = () => true): Promise<JsonObject | undefined> {
   const walk = await t.ctx.tools();
   if (!walk.exhausted) return undefined;
   const cfg = t.ctx.config.tools ?? {};
@@ -190,7 +190,7 @@ async function callableTool(t: Probe): Promise<JsonObject | undefined> {
     const schema = tool.inputSchema as JsonObject | undefined;
     const required = Array.isArray(schema?.required) ? schema.required : [];
     const readOnly = (tool.annotations as JsonObject | undefined)?.readOnlyHint === true;
-    return required.length === 0 && !excluded(name) && (readOnly || cfg.allowSideEffects === true || included(name));
+    return required.length === 0 && !excluded(name) && (readOnly || cfg.allowSideEffects === true || included(name)) && also(tool);
   });
 }
 
@@ -211,7 +211,10 @@ export const freshConnection = defineCheck({
   requirement:
     'Servers MUST NOT rely on prior requests over the same connection to establish context (e.g., capabilities, protocol version, client identity). Every request supplies this metadata in its _meta field.',
   async run(t) {
-    const tool = await callableTool(t);
+    // A tool a fresh connection lists too: whether the set varies per connection is tools-list/stable-across-connections'.
+    const fresh = await t.ctx.toolsFresh();
+    const freshNames = new Set(fresh.items.map((x) => String(x?.name)));
+    const tool = await callableTool(t, (x) => freshNames.has(String(x.name)));
     if (!tool) return t.notObserved('no listed tool can be called without arguments and without side effects (see tools.include / allowSideEffects in the configuration file)');
     const params = { name: tool.name, arguments: {} };
     const reference = await t.request('tools/call', params);

@@ -33,12 +33,14 @@ const SERVER_OPTIONS = ['--empty-cursor'];
  */
 /** Generated tool calls are drawn from a fixed seed, so every matrix run sends the same calls. */
 const SEED = 20261130;
+/** Generated calls per tool and check: enough to hit every defect, few enough to keep the matrix quick. */
+const RUNS = 5;
 
 const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:slow', 'tool:needs_elicitation'];
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
   const args = [...SERVER_OPTIONS, ...serverArgs];
-  if (transport === 'stdio') return runConformance({ command: referenceCommand(...args), requestTimeoutMs: 5000, config, seed: SEED });
+  if (transport === 'stdio') return runConformance({ command: referenceCommand(...args), requestTimeoutMs: 5000, config, seed: SEED, runs: RUNS });
   const port = await freePort();
   return runConformance({
     command: referenceCommand('--http', String(port), ...args),
@@ -46,6 +48,7 @@ async function run(transport: TransportKind, ...serverArgs: string[]): Promise<R
     requestTimeoutMs: 5000,
     config,
     seed: SEED,
+    runs: RUNS,
   });
 }
 
