@@ -9,7 +9,7 @@ import https from 'node:https';
 import { createParser } from 'eventsource-parser';
 import { TransportError } from './errors.js';
 import { encodeHeaderValue } from './protocol.js';
-import type { SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
+import type { HttpInfo, SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
 
 export interface HttpOptions {
   url: string;
@@ -62,16 +62,25 @@ export class HttpTransport implements Transport {
         const status = res.statusCode ?? 0;
         const contentType = String(res.headers['content-type'] ?? '');
         const isSse = contentType.toLowerCase().startsWith('text/event-stream');
-        const httpInfo = { status, contentType, stream: isSse };
+        const httpInfo: HttpInfo = {
+          status,
+          contentType,
+          stream: isSse,
+          ...(info.id !== undefined ? { requestId: info.id } : { notification: true }),
+        };
         let delivered = false;
+        let oversized = false;
         let snippet = '';
         res.on('aborted', () => {});
         res.on('error', () => {});
         if (isSse) {
-          let pending = 0;
+          // Bytes fed since the last complete event; past `max` the event is dropped up to its end.
+          let since = 0;
+          let discarding = false;
+          let tail = '';
           const parser = createParser({
             onEvent: (event) => {
-              pending = 0;
+              since = 0;
               if (event.data.trim() === '') return;
               delivered = true;
               sink.message(event.data, httpInfo);
@@ -79,21 +88,41 @@ export class HttpTransport implements Transport {
           });
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => {
-            pending += Buffer.byteLength(chunk);
-            if (pending > max) {
-              sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes)`);
-              req.destroy();
-              return;
+            if (discarding) {
+              const text = tail + chunk;
+              const end = eventBoundary(text);
+              if (end === -1) {
+                tail = text.slice(-3);
+                return;
+              }
+              discarding = false;
+              tail = '';
+              chunk = text.slice(end);
             }
+            since += chunk.length;
             parser.feed(chunk);
+            if (since > max) {
+              oversized = true;
+              sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes); it was dropped`);
+              parser.reset({ consume: false });
+              discarding = true;
+              since = 0;
+            }
           });
         } else {
           const parts: Buffer[] = [];
           let size = 0;
           res.on('data', (chunk: Buffer) => {
+            if (oversized) return;
             size += chunk.length;
             if (size > max) {
-              sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes)`);
+              oversized = true;
+              const head = Buffer.concat(parts).subarray(0, 200).toString('utf8');
+              sink.violation(
+                'oversized-message',
+                `an HTTP response body exceeded the maximum message size (${max} bytes); it begins: ${head}`,
+              );
+              parts.length = 0;
               req.destroy();
               return;
             }
@@ -110,7 +139,9 @@ export class HttpTransport implements Transport {
             }
           });
         }
-        res.on('close', () => resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }) }));
+        res.on('close', () =>
+          resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }), ...(oversized ? { oversized } : {}) }),
+        );
       });
       req.end(text);
     });
@@ -135,4 +166,10 @@ function describeNetError(err: NodeJS.ErrnoException, url: string): string {
     default:
       return `HTTP request to ${url} failed: ${err.message}`;
   }
+}
+
+/** Index just past the first SSE event boundary (a blank line) in `text`, or -1. */
+function eventBoundary(text: string): number {
+  const m = /\r\n\r\n|\n\n|\r\r|\r\n\n|\n\r\n/.exec(text);
+  return m ? m.index + m[0].length : -1;
 }

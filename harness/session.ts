@@ -10,6 +10,7 @@ import { AbortedError, ConnectionClosedError, RequestTimeoutError, TransportErro
 import { buildMeta, findHeaderAnnotations, mirrorHeaders, wireVersion, type HeaderAnnotation, type MetaOptions } from './protocol.js';
 import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
+import { currentAbortScope } from './scope.js';
 import type { HttpInfo, Transport } from './transport.js';
 import type { TransportKind, WireFrame } from '../suites/model.js';
 
@@ -42,23 +43,50 @@ export interface Exchange {
   schemaErrors: string[];
   /** The response carried the request's id with a different JSON type (e.g. "1" for 1). */
   idTypeMismatch?: boolean;
+  /** Set when the response could not be validated at all (e.g. nested too deeply): why. */
+  schemaUnvalidated?: string;
   durationMs: number;
 }
 
-/** Something on the wire that broke a rule no single request owns. */
+/**
+ * Something on the wire that broke a rule no single request owns, or that no
+ * request can own. Kinds:
+ * - not-json / not-jsonrpc / batch: a line, body or SSE event that is not one JSON-RPC message;
+ * - oversized-message: longer than the maximum message size (dropped unread);
+ * - unknown-id: a response with an id this connection never sent;
+ * - duplicate-response: a second response to an answered request;
+ * - late-response: a response to a request the suite had given up on (timeout, abort); not a fault;
+ * - response-without-id: a response with no (or a null) id that no request can own;
+ * - notification-response: on HTTP, a JSON-RPC response in the answer to a notification's POST;
+ * - server-request: a JSON-RPC request from the server;
+ * - schema-invalid: a notification that fails the protocol schema;
+ * - unvalidated: a message too deeply nested to validate.
+ */
+export type ViolationKind =
+  | 'not-json'
+  | 'not-jsonrpc'
+  | 'batch'
+  | 'oversized-message'
+  | 'unknown-id'
+  | 'duplicate-response'
+  | 'late-response'
+  | 'response-without-id'
+  | 'notification-response'
+  | 'server-request'
+  | 'schema-invalid'
+  | 'unvalidated';
+
 export interface Violation {
-  kind:
-    | 'not-json'
-    | 'not-jsonrpc'
-    | 'batch'
-    | 'oversized-message'
-    | 'unknown-id'
-    | 'duplicate-response'
-    | 'server-request'
-    | 'schema-invalid';
+  kind: ViolationKind;
   detail: string;
+  /** The offending frame (its text cut to a short excerpt). */
   frame?: WireFrame;
 }
+
+/** Most violations kept per connection (all are counted). */
+export const MAX_VIOLATIONS = 1000;
+/** Characters of frame text a violation keeps as evidence. */
+const VIOLATION_FRAME_CHARS = 2048;
 
 export interface RequestOptions {
   /** `_meta` variations for adversarial probes. */
@@ -86,6 +114,8 @@ export interface SessionOptions {
   maxLogTextBytes?: number;
   /** Most frames kept in the log. */
   maxLogFrames?: number;
+  /** Most characters of frame text kept in the log, all frames together. */
+  maxLogChars?: number;
   /** Aborted when the run is interrupted or passes its deadline. */
   runSignal?: AbortSignal;
 }
@@ -103,17 +133,30 @@ interface Pending {
 
 let idCounter = 0;
 
+/** What became of a request id this connection sent (the most recent ones are remembered). */
+type IdState = 'pending' | 'answered' | 'abandoned';
+const MAX_REMEMBERED_IDS = 20_000;
+
 export class Session {
   readonly kind: TransportKind;
   private readonly pending = new Map<string, Pending>();
-  private readonly answered = new Set<string>();
+  private readonly ids = new Map<string, IdState>();
   private readonly listeners = new Set<Listener>();
+  private readonly violationListeners = new Set<(v: Violation) => void>();
   private readonly taps = new Set<(frame: WireFrame) => void>();
   private readonly log: WireFrame[] = [];
+  private logChars = 0;
   private readonly headerAnnotations = new Map<string, HeaderAnnotation[]>();
+  /** The first violations of this connection (at most MAX_VIOLATIONS). */
   readonly violations: Violation[] = [];
-  /** Exchanges whose response failed schema validation (for the wire-wide check). */
+  /** How many violations of each kind this connection saw, kept or not. */
+  readonly violationCounts: Partial<Record<ViolationKind, number>> = {};
+  /** Exchanges whose response failed schema validation (for the wire-wide check; at most MAX_VIOLATIONS). */
   readonly invalidExchanges: Exchange[] = [];
+  /** Messages received on this connection, by kind. */
+  readonly received = { responses: 0, notifications: 0, other: 0 };
+  /** Problems of the suite itself while handling this connection's input (reported as harness errors). */
+  readonly internalErrors: string[] = [];
   private seq = 0;
   private closedReason: string | undefined;
 
@@ -173,13 +216,14 @@ export class Session {
     return this.send(message, opts);
   }
 
-  /** Send a notification (no id, no response). */
-  async notify(method: string, params: JsonObject = {}, opts: { meta?: MetaOptions } = {}): Promise<void> {
+  /** Send a notification (no id, no response). Resolves with its frame once sent. */
+  async notify(method: string, params: JsonObject = {}, opts: { meta?: MetaOptions } = {}): Promise<WireFrame> {
     const meta = buildMeta(wireVersion(this.opts.revision), opts.meta);
     const message = { jsonrpc: '2.0', method, params: meta ? { ...params, _meta: meta } : params };
     const text = JSON.stringify(message);
-    this.record('out', text);
+    const frame = this.record('out', text);
     await this.transport.send(text, { method, protocolVersion: meta ? wireVersion(this.opts.revision) : undefined });
+    return frame;
   }
 
   private send(message: JsonObject & { id: RequestId; method: string }, opts: RequestOptions): Promise<Exchange> {
@@ -193,11 +237,17 @@ export class Session {
     return new Promise<Exchange>((resolve, reject) => {
       const timeoutMs = opts.timeoutMs ?? this.opts.requestTimeoutMs;
       const http = new AbortController();
+      const scope = currentAbortScope();
       const onAbort = () => {
         http.abort();
-        settle(() => reject(new AbortedError(`${method} was abandoned: ${abortReason(opts.signal, this.opts.runSignal)}`)));
+        settle(() => {
+          const err = new AbortedError(`${method} was abandoned: ${abortReason(opts.signal, scope, this.opts.runSignal)}`);
+          err.frames = exchange.frames;
+          reject(err);
+          this.cancel(id, 'abandoned by the client');
+        });
       };
-      const signals = [opts.signal, this.opts.runSignal].filter((s): s is AbortSignal => !!s);
+      const signals = [opts.signal, scope, this.opts.runSignal].filter((s): s is AbortSignal => !!s);
       const pending: Pending = {
         exchange,
         started: Date.now(),
@@ -213,13 +263,20 @@ export class Session {
         if (!this.pending.has(key) || this.pending.get(key) !== pending) return;
         exchange.durationMs = Date.now() - pending.started;
         pending.cleanup();
+        this.remember(key, 'abandoned');
         fn();
       };
       pending.timer = setTimeout(() => {
         http.abort();
-        settle(() => reject(new RequestTimeoutError(method, timeoutMs)));
+        settle(() => {
+          const err = new RequestTimeoutError(method, timeoutMs);
+          err.frames = exchange.frames;
+          reject(err);
+          this.cancel(id, `no answer within ${timeoutMs} ms`);
+        });
       }, timeoutMs);
       this.pending.set(key, pending);
+      this.remember(key, 'pending');
       for (const s of signals) {
         if (s.aborted) return onAbort();
         s.addEventListener('abort', onAbort, { once: true });
@@ -242,15 +299,16 @@ export class Session {
         .then((outcome) => {
           // On HTTP the POST is over: a request still waiting got no JSON-RPC response.
           if (outcome.http && this.pending.get(key) === pending) {
-            const snippet = outcome.bodySnippet ? `: ${this.opts.redactor.redact(outcome.bodySnippet)}` : '';
-            settle(() =>
-              reject(
-                new TransportError(
-                  `HTTP ${outcome.http!.status} answer to ${method} carried no JSON-RPC response${snippet}`,
-                  outcome.http!.status,
-                ),
-              ),
-            );
+            const snippet = outcome.bodySnippet ? `: ${this.opts.redactor.redact(outcome.bodySnippet, { clipped: 'end' })}` : '';
+            const why = outcome.oversized ? ` (its body exceeded the maximum message size and was dropped)` : snippet;
+            settle(() => {
+              const err = new TransportError(
+                `HTTP ${outcome.http!.status} answer to ${method} carried no JSON-RPC response${why}`,
+                outcome.http!.status,
+              );
+              err.frames = exchange.frames;
+              reject(err);
+            });
           }
         })
         .catch((err: Error) => settle(() => reject(err instanceof TransportError ? err : new TransportError(err.message))));
@@ -261,6 +319,17 @@ export class Session {
   onMessage(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Register a listener for every violation as it is recorded (kept or not); returns the unsubscribe. */
+  onViolation(listener: (v: Violation) => void): () => void {
+    this.violationListeners.add(listener);
+    return () => this.violationListeners.delete(listener);
+  }
+
+  /** Methods of the requests still waiting for an answer. */
+  pendingMethods(): string[] {
+    return [...this.pending.values()].map((p) => p.exchange.method);
   }
 
   /** Observe every frame in both directions while a check runs; returns the unsubscribe. */
@@ -278,12 +347,13 @@ export class Session {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<{ msg: JsonObject; frame: WireFrame } | undefined> {
+    const signals = [signal, currentAbortScope(), this.opts.runSignal].filter((s): s is AbortSignal => !!s);
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const done = (value: { msg: JsonObject; frame: WireFrame } | undefined) => {
         clearTimeout(timer);
         off();
-        signal?.removeEventListener('abort', onAbort);
+        for (const s of signals) s.removeEventListener('abort', onAbort);
         resolve(value);
       };
       const onAbort = () => done(undefined);
@@ -291,7 +361,10 @@ export class Session {
         if (predicate(msg)) done({ msg, frame });
       });
       timer = setTimeout(() => done(undefined), timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      for (const s of signals) {
+        if (s.aborted) return done(undefined);
+        s.addEventListener('abort', onAbort, { once: true });
+      }
     });
   }
 
@@ -308,67 +381,101 @@ export class Session {
   // ---- inbound ----
 
   private onInbound(rawText: string, http?: HttpInfo): void {
+    // Whatever a server sends, handling it must never throw into the stream that delivered it.
+    try {
+      this.handleInbound(rawText, http);
+    } catch (err) {
+      if (this.internalErrors.length < 20) {
+        this.internalErrors.push(`handling a message from the server failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  private handleInbound(rawText: string, http?: HttpInfo): void {
     const frame = this.record('in', rawText, http);
     let msg: unknown;
     try {
       msg = JSON.parse(rawText);
     } catch {
+      this.received.other++;
       this.violate('not-json', `the server sent a line that is not JSON: ${truncate(frame.text, 200)}`, frame);
       return;
     }
     if (Array.isArray(msg)) {
+      this.received.other++;
       this.violate('batch', 'the server sent a JSON array (JSON-RPC batch); MCP messages are single objects', frame);
       return;
     }
     if (typeof msg !== 'object' || msg === null || (msg as JsonObject).jsonrpc !== '2.0') {
+      this.received.other++;
       this.violate('not-jsonrpc', `the server sent JSON that is not a JSON-RPC 2.0 message: ${truncate(frame.text, 200)}`, frame);
       return;
     }
     const obj = msg as JsonObject;
     const isResponse = !('method' in obj) && ('result' in obj || 'error' in obj);
-    if (isResponse) return this.onResponse(obj, frame);
+    if (isResponse) {
+      this.received.responses++;
+      return this.onResponse(obj, frame, http);
+    }
     if ('method' in obj && 'id' in obj) {
+      this.received.other++;
       this.violate(
         'server-request',
-        `the server sent a JSON-RPC request (${String(obj.method)}); servers MUST NOT send requests in this revision`,
+        `the server sent a JSON-RPC request (${truncate(String(obj.method), 100)}, id ${truncate(JSON.stringify(obj.id) ?? 'undefined', 50)}); servers MUST NOT send requests in this revision`,
         frame,
       );
     } else if ('method' in obj) {
-      const { errors, def } = this.opts.schema.validateInbound(obj);
-      if (errors.length) this.violate('schema-invalid', `${String(obj.method)} is not a valid ${def}: ${errors.join('; ')}`, frame);
+      this.received.notifications++;
+      const checked = this.validate(obj);
+      if (checked.unvalidated) this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
+      else if (checked.errors.length) {
+        this.violate('schema-invalid', `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`, frame);
+      }
     } else {
+      this.received.other++;
       this.violate('not-jsonrpc', `the server sent a JSON-RPC object that is neither request, response nor notification`, frame);
       return;
     }
     for (const l of [...this.listeners]) l(obj, frame);
   }
 
-  private onResponse(obj: JsonObject, frame: WireFrame): void {
+  /** Schema validation that never throws: a message too deep for the validator is reported as unvalidated. */
+  private validate(obj: JsonObject, method?: string): { def: string; errors: string[]; unvalidated?: string } {
+    try {
+      return this.opts.schema.validateInbound(obj, method);
+    } catch (err) {
+      const why = err instanceof RangeError ? 'it is nested too deeply for the validator' : err instanceof Error ? err.message : String(err);
+      return { def: 'message', errors: [], unvalidated: why };
+    }
+  }
+
+  private onResponse(obj: JsonObject, frame: WireFrame, http?: HttpInfo): void {
     const id = obj.id as RequestId | undefined | null;
-    let pending = id === undefined || id === null ? undefined : this.pending.get(idKey(id));
+    const hasId = typeof id === 'string' || typeof id === 'number';
+    let pending = hasId ? this.pending.get(idKey(id)) : undefined;
     let typeMismatch = false;
-    if (!pending && (typeof id === 'string' || typeof id === 'number')) {
+    if (!pending && hasId) {
       // Same value, other JSON type: the request is answered, but the id is wrong.
       pending = this.pending.get(idKey(typeof id === 'string' ? Number(id) : String(id)));
       if (pending && String(pending.exchange.id) !== String(id)) pending = undefined;
       typeMismatch = !!pending;
     }
-    if (!pending) {
-      // An error response without id answers the request it arrived for, on HTTP.
-      if ((id === undefined || id === null) && frame.http && 'error' in obj) {
-        pending = this.pendingForHttpFrame();
-      }
+    if (!pending && !hasId && http?.requestId !== undefined && 'error' in obj) {
+      // On HTTP an error without id answers the request whose POST it came on.
+      pending = this.pending.get(idKey(http.requestId));
     }
     if (!pending) {
-      const key = id === undefined || id === null ? undefined : idKey(id);
-      const dup = key !== undefined && this.answered.has(key);
-      this.violate(
-        dup ? 'duplicate-response' : 'unknown-id',
-        dup
-          ? `the server answered request ${JSON.stringify(id)} a second time`
-          : `the server sent a response with an id the suite never used or is not waiting for: ${JSON.stringify(id)}`,
-        frame,
-      );
+      const shown = truncate(JSON.stringify(id) ?? 'no id', 60);
+      if (http?.notification) {
+        this.violate('notification-response', `the server answered a notification's POST with a JSON-RPC response (id ${shown})`, frame);
+      } else if (!hasId) {
+        this.violate('response-without-id', `the server sent a response with ${id === null ? 'a null id' : 'no id'} that answers no request`, frame);
+      } else {
+        const state = this.ids.get(idKey(id));
+        if (state === 'answered') this.violate('duplicate-response', `the server answered request ${shown} a second time`, frame);
+        else if (state === 'abandoned') this.violate('late-response', `the server answered request ${shown} after the suite had stopped waiting`, frame);
+        else this.violate('unknown-id', `the server sent a response with id ${shown}, which the suite never used on this connection`, frame);
+      }
       return;
     }
     const ex = pending.exchange;
@@ -378,22 +485,33 @@ export class Session {
     if (typeMismatch) ex.idTypeMismatch = true;
     if ('error' in obj) ex.error = obj.error as RpcError;
     else ex.result = obj.result as JsonObject;
-    const { def, errors } = this.opts.schema.validateInbound(obj, ex.method);
-    ex.schemaDef = def;
-    ex.schemaErrors = errors;
-    if (errors.length) this.invalidExchanges.push(ex);
+    const checked = this.validate(obj, ex.method);
+    ex.schemaDef = checked.def;
+    ex.schemaErrors = checked.errors;
+    if (checked.unvalidated) {
+      ex.schemaUnvalidated = checked.unvalidated;
+      this.violate('unvalidated', `the response to ${ex.method} could not be validated: ${checked.unvalidated}`, frame);
+    }
+    if (checked.errors.length && this.invalidExchanges.length < MAX_VIOLATIONS) this.invalidExchanges.push(ex);
     if (ex.method === 'tools/list' && ex.result) this.learnTools(ex.result);
     const key = idKey(ex.id);
-    this.answered.add(key);
-    if (this.answered.size > 10_000) this.answered.clear();
     ex.durationMs = Date.now() - pending.started;
     pending.cleanup();
+    this.remember(key, 'answered');
     pending.resolve(ex);
   }
 
-  /** On HTTP only one request can own an id-less error; pick it only when unambiguous. */
-  private pendingForHttpFrame(): Pending | undefined {
-    return this.pending.size === 1 ? [...this.pending.values()][0] : undefined;
+  /** Remember what became of an id (bounded: the oldest are forgotten first). */
+  private remember(key: string, state: IdState): void {
+    this.ids.delete(key);
+    this.ids.set(key, state);
+    if (this.ids.size > MAX_REMEMBERED_IDS) this.ids.delete(this.ids.keys().next().value!);
+  }
+
+  /** stdio: tell the server the suite no longer waits for a request (basic/patterns/cancellation "Timeouts"). */
+  private cancel(id: RequestId, reason: string): void {
+    if (this.kind !== 'stdio' || this.closedReason) return;
+    void this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => {});
   }
 
   private onClosed(reason: string): void {
@@ -402,12 +520,23 @@ export class Session {
     for (const p of [...this.pending.values()]) {
       p.cleanup();
       p.exchange.durationMs = Date.now() - p.started;
-      p.reject(new ConnectionClosedError(p.exchange.method, reason));
+      this.remember(idKey(p.exchange.id), 'abandoned');
+      const err = new ConnectionClosedError(p.exchange.method, reason);
+      err.frames = p.exchange.frames;
+      p.reject(err);
     }
   }
 
-  private violate(kind: Violation['kind'], detail: string, frame?: WireFrame): void {
-    if (this.violations.length < 1000) this.violations.push({ kind, detail: this.opts.redactor.redact(detail), frame });
+  private violate(kind: ViolationKind, detail: string, frame?: WireFrame): void {
+    this.violationCounts[kind] = (this.violationCounts[kind] ?? 0) + 1;
+    const v: Violation = { kind, detail: this.opts.redactor.redact(detail), ...(frame ? { frame: excerpt(frame) } : {}) };
+    if (this.violations.length < MAX_VIOLATIONS) this.violations.push(v);
+    for (const l of [...this.violationListeners]) l(v);
+  }
+
+  /** How many violations of these kinds this connection saw (kept or not). */
+  countOf(...kinds: ViolationKind[]): number {
+    return kinds.reduce((n, k) => n + (this.violationCounts[k] ?? 0), 0);
   }
 
   /** Remember the x-mcp-header annotations of listed tools, to mirror them on tools/call. */
@@ -440,8 +569,15 @@ export class Session {
       ...(http ? { http: { status: http.status, contentType: http.contentType, stream: http.stream } } : {}),
     };
     this.log.push(frame);
+    this.logChars += frame.text.length;
     const limit = this.opts.maxLogFrames ?? 2000;
-    if (this.log.length > limit) this.log.splice(0, this.log.length - limit);
+    const chars = this.opts.maxLogChars ?? 8 * 1024 * 1024;
+    let drop = 0;
+    while (this.log.length - drop > 1 && (this.log.length - drop > limit || this.logChars > chars)) {
+      this.logChars -= this.log[drop]!.text.length;
+      drop++;
+    }
+    if (drop) this.log.splice(0, drop);
     for (const t of this.taps) t(frame);
     return frame;
   }
@@ -449,6 +585,12 @@ export class Session {
 
 function idKey(id: RequestId): string {
   return `${typeof id}:${String(id)}`;
+}
+
+/** A copy of a frame with its text cut to a short excerpt (violations keep many frames). */
+function excerpt(frame: WireFrame): WireFrame {
+  if (frame.text.length <= VIOLATION_FRAME_CHARS) return frame;
+  return { ...frame, text: frame.text.slice(0, VIOLATION_FRAME_CHARS), truncated: true };
 }
 
 function truncate(text: string, n: number): string {

@@ -6,6 +6,10 @@ export interface HttpInfo {
   contentType?: string;
   /** True when the message arrived as an SSE event. */
   stream?: boolean;
+  /** The id of the request whose POST this message answered (absent for a notification's POST). */
+  requestId?: string | number;
+  /** The message arrived on the answer to a notification's POST. */
+  notification?: boolean;
 }
 
 /** What a transport reports to the session above it. */
@@ -37,6 +41,8 @@ export interface SendOutcome {
   http?: HttpInfo;
   /** Start of a response body that held no JSON-RPC message (for error text). */
   bodySnippet?: string;
+  /** The body (or an SSE event) was larger than the maximum message size and was dropped. */
+  oversized?: boolean;
 }
 
 export interface Transport {
