@@ -168,7 +168,7 @@ describe('floods and stray messages', () => {
     const pending = session.request('server/discover');
     const id = JSON.stringify(JSON.parse(transport.sent[0]!).id);
     transport.sink.message(
-      `{"jsonrpc":"2.0","id":${id},"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"completions":{"x":${deep}}}}}`,
+      `{"jsonrpc":"2.0","id":${id},"result":{"resultType":"complete","ttlMs":0,"cacheScope":"public","supportedVersions":["2026-07-28"],"capabilities":{"completions":{"x":${deep}}}}}`,
     );
     const ex = await pending;
     expect(session.internalErrors).toEqual([]);
