@@ -103,7 +103,7 @@ export class HttpTransport implements Transport {
             parser.feed(chunk);
             if (since > max) {
               oversized = true;
-              sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes); it was dropped`);
+              sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes) and was dropped`, chunk.slice(0, 256));
               parser.reset({ consume: false });
               discarding = true;
               since = 0;
@@ -117,11 +117,8 @@ export class HttpTransport implements Transport {
             size += chunk.length;
             if (size > max) {
               oversized = true;
-              const head = Buffer.concat(parts).subarray(0, 200).toString('utf8');
-              sink.violation(
-                'oversized-message',
-                `an HTTP response body exceeded the maximum message size (${max} bytes); it begins: ${head}`,
-              );
+              const head = Buffer.concat([...parts, chunk].slice(0, 2)).subarray(0, 256).toString('utf8');
+              sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes) and was dropped`, head);
               parts.length = 0;
               req.destroy();
               return;

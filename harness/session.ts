@@ -83,8 +83,8 @@ export interface Violation {
   frame?: WireFrame;
 }
 
-/** Most violations kept per connection (all are counted). */
-export const MAX_VIOLATIONS = 1000;
+/** Most violations of one kind kept per connection (all are counted), so a flood of one kind hides no other. */
+export const MAX_VIOLATIONS = 200;
 /** Characters of frame text a violation keeps as evidence. */
 const VIOLATION_FRAME_CHARS = 2048;
 
@@ -147,7 +147,7 @@ export class Session {
   private readonly log: WireFrame[] = [];
   private logChars = 0;
   private readonly headerAnnotations = new Map<string, HeaderAnnotation[]>();
-  /** The first violations of this connection (at most MAX_VIOLATIONS). */
+  /** The first violations of this connection (at most MAX_VIOLATIONS of each kind). */
   readonly violations: Violation[] = [];
   /** How many violations of each kind this connection saw, kept or not. */
   readonly violationCounts: Partial<Record<ViolationKind, number>> = {};
@@ -186,7 +186,10 @@ export class Session {
   async start(): Promise<void> {
     await this.transport.start({
       message: (text, http) => this.onInbound(text, http),
-      violation: (kind, detail) => this.violate(kind as Violation['kind'], detail),
+      violation: (kind, detail, excerpt) => {
+        const frame = excerpt === undefined ? undefined : { ...this.record('in', this.opts.redactor.redact(excerpt, { clipped: 'end' })), truncated: true };
+        this.violate(kind as ViolationKind, detail, frame);
+      },
       closed: (reason) => this.onClosed(reason),
     });
   }
@@ -528,9 +531,10 @@ export class Session {
   }
 
   private violate(kind: ViolationKind, detail: string, frame?: WireFrame): void {
-    this.violationCounts[kind] = (this.violationCounts[kind] ?? 0) + 1;
+    const count = (this.violationCounts[kind] ?? 0) + 1;
+    this.violationCounts[kind] = count;
     const v: Violation = { kind, detail: this.opts.redactor.redact(detail), ...(frame ? { frame: excerpt(frame) } : {}) };
-    if (this.violations.length < MAX_VIOLATIONS) this.violations.push(v);
+    if (count <= MAX_VIOLATIONS) this.violations.push(v);
     for (const l of [...this.violationListeners]) l(v);
   }
 

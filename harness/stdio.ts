@@ -30,7 +30,8 @@ export class StdioTransport implements Transport {
       (head, bytes) =>
         sink.violation(
           'oversized-message',
-          `a stdout line exceeded the maximum message size (${this.opts.maxMessageBytes} bytes; ${bytes} bytes so far); it begins: ${head}`,
+          `a stdout line exceeded the maximum message size (${this.opts.maxMessageBytes} bytes; ${bytes} bytes so far) and was dropped; it begins: ${this.opts.redactor.redact(head.slice(0, 200), { clipped: 'end' })}`,
+          head,
         ),
     );
     proc.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));

@@ -16,8 +16,11 @@ export interface HttpInfo {
 export interface TransportSink {
   /** One candidate message (a line on stdio, a body or an SSE event on HTTP). */
   message(text: string, http?: HttpInfo): void;
-  /** Something on the wire broke a transport rule (oversized line, bad framing). */
-  violation(kind: string, detail: string): void;
+  /**
+   * Something on the wire broke a transport rule (oversized line, bad framing);
+   * `excerpt` is the start of the offending bytes, kept as its evidence.
+   */
+  violation(kind: string, detail: string, excerpt?: string): void;
   /** The connection is gone and will deliver nothing more. */
   closed(reason: string): void;
 }

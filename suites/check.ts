@@ -23,6 +23,8 @@ export interface CheckSettings {
   requestTimeoutMs: number;
   /** Longest cursor chain a list walk follows. */
   maxPages: number;
+  /** Largest message accepted from the server, in bytes. */
+  maxMessageBytes: number;
 }
 
 /** Shared state and services a check can use; the engine provides it. */
