@@ -35,6 +35,7 @@ interface Flags {
   startupTimeout: number;
   maxRestarts: number;
   maxPages: number;
+  shutdownTimeout: number;
   color: boolean;
 }
 
@@ -67,6 +68,12 @@ function program(): Command {
     .option('--startup-timeout <ms>', 'how long a launched HTTP server may take to accept connections', positiveInt('--startup-timeout'), DEFAULTS.startupTimeoutMs)
     .option('--max-restarts <n>', 'stdio: restarts allowed after the server exits', positiveInt('--max-restarts'), DEFAULTS.maxRestarts)
     .option('--max-pages <n>', 'longest cursor chain a list walk follows', positiveInt('--max-pages'), DEFAULTS.maxPages)
+    .option(
+      '--shutdown-timeout <ms>',
+      'how long each step of stopping a server waits (stdin closed, then SIGTERM, then SIGKILL)',
+      positiveInt('--shutdown-timeout'),
+      DEFAULTS.shutdownGraceMs,
+    )
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -212,6 +219,7 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   try {
     const run = await runConformance({
       command: flags.server,
@@ -229,6 +237,7 @@ export async function main(argv: string[]): Promise<number> {
       startupTimeoutMs: flags.startupTimeout,
       maxRestarts: flags.maxRestarts,
       maxPages: flags.maxPages,
+      shutdownGraceMs: flags.shutdownTimeout,
       config: loaded?.config,
       cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,
@@ -237,6 +246,7 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
   }
 }
 

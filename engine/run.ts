@@ -82,7 +82,12 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const started = Date.now();
   const clock = () => Date.now() - started;
   const redactor = new Redactor();
-  for (const v of Object.values(o.headers ?? {})) redactor.add(v);
+  for (const v of Object.values(o.headers ?? {})) {
+    redactor.add(v);
+    // "Bearer <token>": the token alone is as secret as the whole value.
+    const credentials = /^[A-Za-z][\w.+-]*\s+(\S+)$/.exec(v.trim());
+    if (credentials) redactor.add(credentials[1]);
+  }
   for (const v of Object.values(o.env ?? {})) redactor.add(v);
   const transport: TransportKind = o.url ? 'http' : 'stdio';
   const result: RunResult = {
@@ -229,7 +234,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       if (!primary!.closed || transport !== 'stdio') return true;
       const how = primary!.closed;
       if (restarts >= o.maxRestarts) {
-        gaveUp = `the server process stopped ${restarts + 1} time(s) and no restart is left (--max-restarts ${o.maxRestarts}); last: ${how}`;
+        gaveUp = `the server process stopped ${restarts + 1} time(s) and no restart is left (--max-restarts ${o.maxRestarts}); last: ${firstClause(how)}`;
         return false;
       }
       restarts++;
@@ -296,7 +301,8 @@ async function discover(session: Session, target: Target): Promise<DiscoveryOutc
     const cause = err instanceof Error ? err.message : String(err);
     const garbage = session.violations.find((v) => v.kind === 'not-json' || v.kind === 'not-jsonrpc' || v.kind === 'oversized-message');
     const seen = garbage ? `; it wrote instead: ${garbage.detail}` : '';
-    return { fatal: `the server did not answer server/discover (${cause})${seen}${tail ? `; stderr: ${tail}` : ''}` };
+    const stderr = tail && !cause.includes(tail) ? `; stderr: ${tail}` : '';
+    return { fatal: `the server did not answer server/discover (${cause})${seen}${stderr}` };
   }
 }
 

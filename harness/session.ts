@@ -401,7 +401,7 @@ export class Session {
       msg = JSON.parse(rawText);
     } catch {
       this.received.other++;
-      this.violate('not-json', `the server sent a line that is not JSON: ${truncate(frame.text, 200)}`, frame);
+      this.violate('not-json', `the server sent a ${this.kind === 'stdio' ? 'line' : 'message'} that is not JSON: ${truncate(frame.text, 200)}`, frame);
       return;
     }
     if (Array.isArray(msg)) {

@@ -94,8 +94,8 @@ export const responseIds = defineCheck({
   },
 });
 
-/** Responses that can only have answered the notification in the probe's window. */
-const STRAY: ViolationKind[] = ['response-without-id', 'unknown-id', 'notification-response'];
+/** Responses that can only have answered the notification in the probe's window (a notification has no id to echo). */
+const STRAY: ViolationKind[] = ['response-without-id', 'notification-response'];
 
 export const noResponseToNotification = defineCheck({
   id: 'protocol/no-response-to-notification',
