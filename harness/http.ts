@@ -128,7 +128,9 @@ export class HttpTransport implements Transport {
           res.on('end', () => {
             const body = Buffer.concat(parts).toString('utf8');
             if (body.trim() === '') return;
-            if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
+            // An HTTP error answer (401, 404, ...) may carry any body; only a JSON-RPC one is a message.
+            const ok = status >= 200 && status < 300;
+            if ((/json/i.test(contentType) || /^\s*[{[]/.test(body)) && (ok || /"jsonrpc"\s*:/.test(body))) {
               delivered = true;
               sink.message(body, httpInfo);
             } else {

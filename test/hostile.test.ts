@@ -72,12 +72,20 @@ function broken(run: RunResult): string[] {
   return run.checks.filter((c) => c.results.some((r) => r.verdict === 'fail' || r.verdict === 'warn')).map((c) => c.id);
 }
 
-/** The JUnit testcases (name → has failure / error). */
-function junitCases(xml: string): Array<{ name: string; failure: boolean; error: boolean }> {
+interface JunitCase {
+  name: string;
+  failure: boolean;
+  error: boolean;
+  /** The failure body and system-out, as text. */
+  text: string;
+}
+
+/** The JUnit testcases. */
+function junitCases(xml: string): JunitCase[] {
   const doc = new XMLParser({ ignoreAttributes: false, isArray: (n) => ['testsuite', 'testcase'].includes(n) }).parse(xml);
   return (doc.testsuites.testsuite as Array<{ testcase?: Array<Record<string, unknown>> }>)
     .flatMap((s) => s.testcase ?? [])
-    .map((t) => ({ name: String(t['@_name']), failure: 'failure' in t, error: 'error' in t }));
+    .map((t) => ({ name: String(t['@_name']), failure: 'failure' in t, error: 'error' in t, text: JSON.stringify([t.failure, t['system-out']]) }));
 }
 
 /** The behaviour's verdict shows in the console, the JUnit file and the JSON report alike. */
@@ -85,7 +93,11 @@ function inEveryReport(o: Outcome, id: string, message: RegExp): void {
   const results = check(o.json, id).results;
   expect(results.some((r) => r.findings.some((f) => message.test(f.actual)) || message.test(r.reason ?? ''))).toBe(true);
   expect(o.text).toMatch(message);
-  expect(junitCases(o.xml).some((t) => t.name.startsWith(id) && t.failure) || o.xml.includes(`WARNING`)).toBe(true);
+  const verdicts = new Set(results.map((r) => r.verdict));
+  const cases = junitCases(o.xml).filter((t) => t.name.startsWith(`${id} [`));
+  if (verdicts.has('fail')) expect(cases.some((t) => t.failure)).toBe(true);
+  else expect(cases.some((t) => t.text.includes('WARNING: requirement not fully met'))).toBe(true);
+  expect(cases.some((t) => message.test(JSON.parse(t.text).join(' ')))).toBe(true);
 }
 
 describe('silence', () => {
