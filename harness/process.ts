@@ -18,6 +18,14 @@ export interface ExitInfo {
   signal: string | null;
 }
 
+/** How a stop ended: which step made the process exit, and the grace period of each step. */
+export interface StopOutcome {
+  /** `itself`: it had exited before the stop; `stdin`: closing stdin sufficed; then SIGTERM, then SIGKILL. */
+  step: 'itself' | 'stdin' | 'SIGTERM' | 'SIGKILL';
+  graceMs: number;
+  exit?: ExitInfo;
+}
+
 export interface LaunchOptions {
   env?: Record<string, string>;
   cwd?: string;
@@ -145,22 +153,27 @@ export class ServerProcess {
    * Close stdin, wait; then SIGTERM the group and the tree, wait; then
    * SIGKILL the group, the tree and every process carrying the launch's tag.
    */
-  async stop(graceMs = 2000): Promise<void> {
+  async stop(graceMs = 2000): Promise<StopOutcome> {
     // The tree is read while the leader lives: once it is gone its children are re-parented.
     const tree = descendantsOf(this.pid);
+    let step: StopOutcome['step'] = 'itself';
     if (this.running) {
+      step = 'stdin';
       this.stdin.end();
       if (!(await this.waitExit(graceMs))) {
+        step = 'SIGTERM';
         tree.push(...descendantsOf(this.pid));
         signalGroup(this.pid, 'SIGTERM');
         killPids(tree, 'SIGTERM');
         if (!(await this.waitExit(graceMs))) {
+          step = 'SIGKILL';
           signalGroup(this.pid, 'SIGKILL');
           await this.waitExit(graceMs);
         }
       }
     }
     this.reap(tree);
+    return { step, graceMs, ...(this.exitInfo ? { exit: this.exitInfo } : {}) };
   }
 
   /** Stop by signal only (for servers that do not read stdin, e.g. HTTP servers). */

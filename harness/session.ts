@@ -8,6 +8,7 @@
  */
 import { AbortedError, ConnectionClosedError, RequestTimeoutError, TransportError } from './errors.js';
 import { buildMeta, findHeaderAnnotations, mirrorHeaders, wireVersion, type HeaderAnnotation, type MetaOptions } from './protocol.js';
+import type { StopOutcome } from './process.js';
 import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { currentAbortScope } from './scope.js';
@@ -181,6 +182,11 @@ export class Session {
 
   get requestTimeoutMs(): number {
     return this.opts.requestTimeoutMs;
+  }
+
+  /** stdio: how the server process ended when this connection was closed (after `close()`). */
+  get shutdown(): StopOutcome | undefined {
+    return this.transport.shutdown;
   }
 
   async start(): Promise<void> {

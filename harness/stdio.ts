@@ -3,7 +3,7 @@
  * line in each direction (basic/transports/stdio).
  */
 import { LineSplitter } from './lines.js';
-import { ServerProcess, type LaunchOptions } from './process.js';
+import { ServerProcess, type LaunchOptions, type StopOutcome } from './process.js';
 import type { SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
 
 export interface StdioOptions extends LaunchOptions {
@@ -16,6 +16,7 @@ export interface StdioOptions extends LaunchOptions {
 export class StdioTransport implements Transport {
   readonly kind = 'stdio' as const;
   process: ServerProcess | undefined;
+  shutdown: StopOutcome | undefined;
 
   constructor(private readonly opts: StdioOptions) {}
 
@@ -56,6 +57,8 @@ export class StdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    await this.process?.stop(this.opts.shutdownGraceMs);
+    const outcome = await this.process?.stop(this.opts.shutdownGraceMs);
+    // The first close tells how the server ended; a later one finds it gone.
+    this.shutdown ??= outcome;
   }
 }

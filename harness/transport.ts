@@ -1,4 +1,5 @@
 import type { TransportKind } from '../suites/model.js';
+import type { StopOutcome } from './process.js';
 
 /** HTTP facts about a frame received over Streamable HTTP. */
 export interface HttpInfo {
@@ -58,4 +59,6 @@ export interface Transport {
   send(text: string, info: SendInfo): Promise<SendOutcome>;
   /** Close the connection and release every resource; never throws. */
   close(): Promise<void>;
+  /** stdio: how the server process ended when the connection was closed. */
+  readonly shutdown?: StopOutcome;
 }

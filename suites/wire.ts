@@ -2,6 +2,7 @@
  * Rules about the wire as a whole, judged from everything the run saw
  * (basic/index "Messages", basic/patterns, basic/transports).
  */
+import { formatSeconds } from '../harness/errors.js';
 import { defineCheck, type Probe } from './check.js';
 import type { Violation, ViolationKind } from '../harness/session.js';
 import type { WireFrame } from './model.js';
@@ -36,6 +37,34 @@ export const stdoutJsonRpcOnly = defineCheck({
   observer: true,
   async run(t) {
     judgeViolations(t, ['not-json', 'not-jsonrpc', 'batch'], 'one JSON-RPC message per stdout line', 'line');
+  },
+});
+
+export const exitsOnStdinClose = defineCheck({
+  id: 'transport/exits-on-stdin-close',
+  title: 'the server exits when its stdin is closed',
+  level: 'SHOULD',
+  spec: { page: 'basic/transports/stdio', section: 'Shutdown' },
+  requirement: 'Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file.',
+  transports: ['stdio'],
+  async run(t) {
+    // A process of its own, shown to be serving, then its stdin closed.
+    const s = await t.ctx.openSession();
+    const ex = await s.request('server/discover');
+    await s.close();
+    const how = s.shutdown;
+    if (!how) return t.notObserved('the server process could not be observed stopping');
+    const grace = formatSeconds(how.graceMs);
+    const actual =
+      how.step === 'SIGTERM'
+        ? `it was still running ${grace} after its stdin was closed; it exited on SIGTERM`
+        : `it exited neither within ${grace} after its stdin was closed nor within ${grace} of SIGTERM; it was killed with SIGKILL`;
+    t.note('stopped by', how.step);
+    t.expect(how.step === 'stdin' || how.step === 'itself', {
+      expected: `the process exits within ${grace} (--shutdown-timeout) after its stdin is closed`,
+      actual,
+      wire: ex,
+    });
   },
 });
 
@@ -166,6 +195,7 @@ export const messagesSchemaValid = defineCheck({
 
 export const wireChecks = [
   stdoutJsonRpcOnly,
+  exitsOnStdinClose,
   httpJsonRpcOnly,
   messageSize,
   noServerRequests,

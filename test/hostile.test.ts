@@ -233,11 +233,14 @@ describe('process hygiene', () => {
   it('a server that ignores stdin close and SIGTERM is killed with its child and its grandchild in another session', async () => {
     const o = await hostile('stubborn');
     expect(o.result.exitCode).toBe(0);
+    expect(broken(o.result)).toEqual(['transport/exits-on-stdin-close']);
+    inEveryReport(o, 'transport/exits-on-stdin-close', /exited neither within 0\.3 s after its stdin was closed nor within 0\.3 s of SIGTERM; it was killed with SIGKILL/);
   });
 
   it('HTTP: a launched server that ignores SIGTERM is killed with everything it started', async () => {
     const o = await hostile('stubborn', { http: true });
     expect(o.result.exitCode).toBe(0);
+    expect(broken(o.result)).toEqual([]);
   });
 });
 
