@@ -268,6 +268,11 @@ describe('hostile strings', () => {
     expect(o.text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\x9b\u202e]/);
     expect(o.text).toContain('\\x1b[32m✓ PASS\\x1b[0m');
     expect(o.text.split('\n').filter((l) => /^\s*✓ discover\/result\s+fake/.test(l))).toEqual([]);
+    // stderr too, where the console shows it.
+    expect(o.result.stderr).toContain('warning: \x1b[2K');
+    const verbose = renderConsole(o.result, { color: false, verbose: true });
+    expect(verbose).toContain('Server stderr');
+    expect(verbose).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\x9b\u202e]/);
     // JUnit: valid XML, no injected testcase, no raw control character.
     expect(junitCases(o.xml).some((t) => t.name === 'fake')).toBe(false);
     expect(o.xml).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f]/);
@@ -325,41 +330,43 @@ function fileAppears(path: string, ms: number): Promise<void> {
 }
 
 describe('the suite interrupted or failing itself', () => {
-  it('SIGINT mid-run: exit 2, reports written with the cause, no process left', async () => {
-    const dir = tempDir();
-    const marker = `m${randomUUID()}`;
-    const ready = join(dir, 'ready');
-    const cli = execa(
-      'node',
-      [
-        CLI,
-        '--server',
-        `node ${SERVER} --behaviour silent-tools-list --stubborn --ready-file ${ready} --tag ${marker}`,
-        '--timeout',
-        '30000',
-        '--shutdown-timeout',
-        '300',
-        '--junit',
-        join(dir, 'junit.xml'),
-        '--json',
-        join(dir, 'results.json'),
-      ],
-      { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } },
-    );
-    await fileAppears(ready, 20_000);
-    cli.kill('SIGINT');
-    const r = await cli;
-    expect(r.exitCode).toBe(2);
-    expect(String(r.stderr).trim()).toBe('mcp-conformance: interrupted by SIGINT');
-    const run = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as RunResult;
-    expect(run.aborted).toBe('interrupted by SIGINT');
-    expect(only(run, 'tools-list/result-schema').reason).toBe('tools/list was abandoned: interrupted by SIGINT');
-    expect(only(run, 'tools-list/unique-names').reason).toBe('not run: interrupted by SIGINT');
-    const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
-    expect(XMLValidator.validate(xml)).toBe(true);
-    expect(junitCases(xml).find((t) => t.name === 'run/aborted')?.error).toBe(true);
-    expect(processesWith(marker)).toEqual([]);
-  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} mid-run: exit 2, reports written with the cause, no process left`, async () => {
+      const dir = tempDir();
+      const marker = `m${randomUUID()}`;
+      const ready = join(dir, 'ready');
+      const cli = execa(
+        'node',
+        [
+          CLI,
+          '--server',
+          `node ${SERVER} --behaviour silent-tools-list --stubborn --ready-file ${ready} --tag ${marker}`,
+          '--timeout',
+          '30000',
+          '--shutdown-timeout',
+          '300',
+          '--junit',
+          join(dir, 'junit.xml'),
+          '--json',
+          join(dir, 'results.json'),
+        ],
+        { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } },
+      );
+      await fileAppears(ready, 20_000);
+      cli.kill(signal);
+      const r = await cli;
+      expect(r.exitCode).toBe(2);
+      expect(String(r.stderr).trim()).toBe(`mcp-conformance: interrupted by ${signal}`);
+      const run = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as RunResult;
+      expect(run.aborted).toBe(`interrupted by ${signal}`);
+      expect(only(run, 'tools-list/result-schema').reason).toBe(`tools/list was abandoned: interrupted by ${signal}`);
+      expect(only(run, 'tools-list/unique-names').reason).toBe(`not run: interrupted by ${signal}`);
+      const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
+      expect(XMLValidator.validate(xml)).toBe(true);
+      expect(junitCases(xml).find((t) => t.name === 'run/aborted')?.error).toBe(true);
+      expect(processesWith(marker)).toEqual([]);
+    });
+  }
 
   it('an internal error of the suite: exit 2, one line, no process left', async () => {
     const dir = tempDir();
