@@ -36,6 +36,7 @@ interface Flags {
   maxRestarts: number;
   maxPages: number;
   shutdownTimeout: number;
+  maxRounds: number;
   color: boolean;
 }
 
@@ -74,6 +75,7 @@ function program(): Command {
       positiveInt('--shutdown-timeout'),
       DEFAULTS.shutdownGraceMs,
     )
+    .option('--max-rounds <n>', 'most requests one input_required round trip sends before it is judged non-terminating', positiveInt('--max-rounds'), DEFAULTS.maxRounds)
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -238,6 +240,7 @@ export async function main(argv: string[]): Promise<number> {
       maxRestarts: flags.maxRestarts,
       maxPages: flags.maxPages,
       shutdownGraceMs: flags.shutdownTimeout,
+      maxRounds: flags.maxRounds,
       config: loaded?.config,
       cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,

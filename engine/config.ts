@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
+import type { ScriptedAnswer } from '../harness/mrtr.js';
 import { packageRoot } from '../harness/paths.js';
 
 export interface SecretRef {
@@ -17,6 +18,38 @@ export interface SecretRef {
 export interface ToolCallSpec {
   name: string;
   arguments?: Record<string, unknown>;
+}
+
+export type InputCapability = 'elicitation' | 'sampling' | 'roots';
+
+/** How one example call must end (after its scripted answers). */
+export interface FixtureExpectation {
+  /** complete: a result without isError; isError: a result with isError true; input_required: the first answer asks for input; error: a JSON-RPC error. */
+  outcome?: 'complete' | 'isError' | 'input_required' | 'error';
+  /** With outcome error: the JSON-RPC error code. */
+  errorCode?: number;
+  /** Texts that must each appear in the result's text content. */
+  content?: string[];
+  /** The JSON value structuredContent must equal. */
+  structuredContent?: unknown;
+}
+
+/** One example call of a tool, as its author describes it. */
+export interface FixtureCall {
+  description?: string;
+  arguments?: Record<string, unknown>;
+  /** Client capabilities declared on the call (default: all three). */
+  capabilities?: InputCapability[];
+  /** Scripted answers by inputRequests key. */
+  answers?: Record<string, ScriptedAnswer>;
+  expect?: FixtureExpectation;
+}
+
+/** What the file says about one tool. */
+export interface ToolFixture {
+  /** Tampering with this tool's requestState can cause nothing worse than a failed request. */
+  tamperingHarmless?: boolean;
+  calls?: FixtureCall[];
 }
 
 export interface Config {
@@ -30,7 +63,9 @@ export interface Config {
   tools?: { include?: string[]; exclude?: string[]; allowSideEffects?: boolean };
   listChanged?: { trigger?: { tool: string; arguments?: Record<string, unknown> } | { command: string }; timeoutMs?: number };
   slowTool?: ToolCallSpec;
-  capabilityTool?: ToolCallSpec & { requires: Array<'elicitation' | 'sampling' | 'roots'> };
+  capabilityTool?: ToolCallSpec & { requires: InputCapability[] };
+  /** Per-tool fixtures, by tool name. */
+  fixtures?: Record<string, ToolFixture>;
 }
 
 /** A loaded file: its content, where it lives (relative paths resolve from there). */

@@ -13,7 +13,7 @@ import { ProtocolSchema } from '../harness/schema.js';
 import { withAbortScope } from '../harness/scope.js';
 import type { Exchange, JsonObject, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
-import { walkList, type ListWalk } from '../harness/walk.js';
+import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { Probe, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import type { Config } from './config.js';
@@ -43,6 +43,8 @@ export interface RunOptions {
   maxRestarts?: number;
   /** Longest cursor chain a list walk follows. */
   maxPages?: number;
+  /** Most requests one multi round-trip (input_required) drive sends. */
+  maxRounds?: number;
   /** The configuration file's content (what generic probing cannot know). */
   config?: Config;
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
@@ -59,6 +61,7 @@ export const DEFAULTS = {
   shutdownGraceMs: 2_000,
   maxRestarts: 3,
   maxPages: 10_000,
+  maxRounds: 8,
 };
 
 export function toolVersion(): { name: string; version: string } {
@@ -131,7 +134,9 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   }
   let schema: ProtocolSchema;
   try {
-    schema = ProtocolSchema.load(o.spec, o.schemaPath);
+    // Fields a selected check owns are that check's to judge, not the schema checks'.
+    const setAside = [...new Set(checks.flatMap((c) => c.resultFields ?? []))];
+    schema = ProtocolSchema.load(o.spec, o.schemaPath, { setAside });
   } catch (err) {
     result.aborted = (err as Error).message;
     return finish();
@@ -181,23 +186,41 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       | undefined;
     if (server) result.server = { name: String(server.name ?? ''), version: String(server.version ?? '') };
 
-    let toolsWalk: Promise<ListWalk> | undefined;
-    let freshWalk: Promise<ListWalk> | undefined;
+    const primaryWalks = new Map<ListMethod, Promise<ListWalk>>();
+    const freshWalks = new Map<ListMethod, Promise<ListWalk>>();
+    const walkOn = (s: Session, method: ListMethod) => walkList(s, method, LIST_METHODS[method], { maxPages: o.maxPages });
+    // The fresh walks of every list share one second connection (stdio: one more process), open until the run ends.
+    let freshConnection: Promise<Session> | undefined;
+    const freshSession = async (): Promise<Session> => {
+      const open = freshConnection && (await freshConnection.catch(() => undefined));
+      if (!open || open.closed) {
+        freshConnection = t.connect().then((s) => (sessions.push(s), s));
+      }
+      return freshConnection!;
+    };
+    const walk = (method: ListMethod, where: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> => {
+      const memo = where === 'primary' ? primaryWalks : freshWalks;
+      let w = memo.get(method);
+      if (!w) {
+        const started: Promise<ListWalk> = (where === 'primary' ? walkOn(primary!, method) : freshSession().then((s) => walkOn(s, method))).catch(
+          (err: unknown) => {
+            // A walk abandoned by an overrunning check is walked again by the next one that needs it.
+            if (err instanceof AbortedError && memo.get(method) === started) memo.delete(method);
+            throw err;
+          },
+        );
+        w = started;
+        memo.set(method, w);
+      }
+      return w;
+    };
     let restarts = 0;
     let gaveUp: string | undefined;
     let checkSessions: Session[] = [];
-    // A memoized walk abandoned by an overrunning check is walked again by the next one that needs it.
-    const forgetIfAbandoned = (which: 'primary' | 'fresh') => (err: unknown) => {
-      if (err instanceof AbortedError) {
-        if (which === 'primary') toolsWalk = undefined;
-        else freshWalk = undefined;
-      }
-      throw err;
-    };
     const ctx: SuiteContext = {
       transport,
       revision: o.spec,
-      settings: { requestTimeoutMs: o.requestTimeoutMs, maxPages: o.maxPages, maxMessageBytes: o.maxMessageBytes },
+      settings: { requestTimeoutMs: o.requestTimeoutMs, maxPages: o.maxPages, maxRounds: o.maxRounds, maxMessageBytes: o.maxMessageBytes },
       config: o.config ?? {},
       signal: stop.signal,
       session: () => primary!,
@@ -208,18 +231,9 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         return s;
       },
       discovery: () => discovery,
-      tools: () =>
-        (toolsWalk ??= walkList(primary!, 'tools/list', 'tools', { maxPages: o.maxPages }).catch(forgetIfAbandoned('primary'))),
-      toolsFresh: () =>
-        (freshWalk ??= (async () => {
-          const s = await t.connect();
-          sessions.push(s);
-          try {
-            return await walkList(s, 'tools/list', 'tools', { maxPages: o.maxPages });
-          } finally {
-            await t.disconnect(s);
-          }
-        })().catch(forgetIfAbandoned('fresh'))),
+      tools: () => walk('tools/list'),
+      toolsFresh: () => walk('tools/list', 'fresh'),
+      walk,
       allSessions: () => sessions,
       schemaJudged: new Set<string>(),
     };
@@ -241,7 +255,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       if (previous) noteRestart(previous, `the server process stopped during or right after this check (${firstClause(how)}); it was restarted for the remaining checks (restart ${restarts} of at most ${o.maxRestarts})`);
       primary = await t.connect();
       sessions.push(primary);
-      toolsWalk = undefined;
+      primaryWalks.clear();
       return true;
     };
 
@@ -332,9 +346,12 @@ async function runCheck(
   } catch (err) {
     return [verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message}`)];
   }
-  if (walk.problem) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem.detail}`)];
+  if (!walk.exhausted) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem?.detail}`)];
   const tools = walk.items.filter((tool) => (per.appliesTo ? per.appliesTo(tool) : true));
   if (tools.length === 0) return [verdictOnly('server', 'skip', per.noneReason ?? 'the server lists no tools')];
+  // The page that listed each tool is the evidence for what the check says about it.
+  const pageOf = new Map<unknown, Exchange>();
+  for (const p of walk.pages) for (const item of Array.isArray(p.result?.tools) ? p.result.tools : []) pageOf.set(item, p);
   const counts = new Map<string, number>();
   const out: SubjectResult[] = [];
   for (const tool of tools) {
@@ -342,9 +359,7 @@ async function runCheck(
     const n = (counts.get(name) ?? 0) + 1;
     counts.set(name, n);
     const subject = `tool:${name}${n > 1 ? `#${n}` : ''}`;
-    // The page that listed the tool is the evidence for what the check says about it.
-    const page = walk.pages.find((p) => Array.isArray(p.result?.tools) && (p.result.tools as unknown[]).includes(tool));
-    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, (t) => per.run(t, tool), page));
+    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, (t) => per.run(t, tool), pageOf.get(tool)));
   }
   return out;
 }
@@ -398,7 +413,8 @@ async function runSubject(
     for (const off of untaps) off();
   }
   if (probe.findings.length === 0) return done({ verdict: 'pass', findings: [] });
-  return done({ verdict: check.level === 'MUST' ? 'fail' : 'warn', findings: probe.findings });
+  const failing = check.level === 'MUST' && probe.findings.some((f) => (f.level ?? check.level) === 'MUST');
+  return done({ verdict: failing ? 'fail' : 'warn', findings: probe.findings });
 }
 
 function expectedFor(err: HarnessError): string {

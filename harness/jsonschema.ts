@@ -123,20 +123,39 @@ export interface SchemaCheck {
   validate?: ValidateFunction;
 }
 
+/** Checked schemas by their JSON text: the same schema is judged and compiled once (bounded). */
+const checked = new Map<string, SchemaCheck>();
+const CHECKED_MAX = 1000;
+/** Longest schema text kept in the cache. */
+const CHECKED_KEY_MAX = 64 * 1024;
+
 /** Is `schema` a valid JSON Schema of its declared (or default) dialect? */
 export function checkJsonSchema(schema: unknown): SchemaCheck {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     return { ok: false, errors: [`a JSON Schema must be an object, got ${schema === null ? 'null' : typeof schema}`] };
   }
+  // Measured before anything recursive (JSON.stringify included) sees it.
+  const size = measureSchema(schema);
+  if (size.beyond) {
+    const why = `the schema is beyond the suite's bounds: ${size.beyond}`;
+    return { ok: false, dialect: dialectOf((schema as { $schema?: unknown }).$schema as string | undefined), errors: [why], unevaluable: why };
+  }
+  const key = JSON.stringify(schema);
+  const hit = checked.get(key);
+  if (hit) return hit;
+  const result = checkUncached(schema, size);
+  // Large schemas are not kept: the cache stays small whatever the server lists.
+  if (key.length > CHECKED_KEY_MAX) return result;
+  if (checked.size >= CHECKED_MAX) checked.delete(checked.keys().next().value!);
+  checked.set(key, result);
+  return result;
+}
+
+function checkUncached(schema: object, size: SchemaSize): SchemaCheck {
   const uri = (schema as { $schema?: unknown }).$schema;
   if (uri !== undefined && typeof uri !== 'string') return { ok: false, errors: ['$schema must be a string'] };
   const dialect = dialectOf(uri);
   if (!dialect) return { ok: false, errors: [`unsupported JSON Schema dialect: ${String(uri)}`] };
-  const size = measureSchema(schema);
-  if (size.beyond) {
-    const why = `the schema is beyond the suite's bounds: ${size.beyond}`;
-    return { ok: false, dialect, errors: [why], unevaluable: why };
-  }
   // A schema that names its own resources gets a validator of its own, so ids never clash across tools.
   const ajv = ajvFor(uri, { fresh: size.declaresIds });
   try {

@@ -3,7 +3,7 @@
  * the published JSON schema of the protocol revision in use (or a copy the
  * user names with --schema).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { packageRoot } from './paths.js';
@@ -38,6 +38,19 @@ const NOTIFICATION_DEFS: Record<string, string> = {
 export const KNOWN_REVISIONS = ['2026-07-28', 'draft', '2025-11-25'] as const;
 export type Revision = (typeof KNOWN_REVISIONS)[number];
 
+export interface SchemaOptions {
+  /**
+   * Properties judged by dedicated checks rather than by schema validity
+   * (e.g. the caching hints `ttlMs` and `cacheScope`): every definition that
+   * declares one is validated as if it neither declared nor required it, so
+   * one defect is reported once, by the check that owns the rule.
+   */
+  setAside?: string[];
+}
+
+/** Schemas already compiled in this process, by file, modification time and set-aside fields. */
+const loaded = new Map<string, ProtocolSchema>();
+
 export class ProtocolSchema {
   private readonly ajv: AnyAjv;
   private readonly defs: Set<string>;
@@ -46,24 +59,37 @@ export class ProtocolSchema {
   constructor(
     readonly source: string,
     doc: Record<string, unknown>,
+    opts: SchemaOptions = {},
   ) {
     const defs = (doc.$defs ?? doc.definitions) as Record<string, unknown> | undefined;
     if (!defs || typeof defs !== 'object') throw new Error(`${source} has no $defs: not an MCP protocol schema`);
     this.defs = new Set(Object.keys(defs));
+    if (opts.setAside?.length) doc = withoutProperties(doc, opts.setAside);
     this.ajv = ajvFor(typeof doc.$schema === 'string' ? doc.$schema : undefined, { fresh: true });
     this.ajv.addSchema(doc, 'mcp');
   }
 
-  /** The published schema bundled for `revision`, or the file at `path`. */
-  static load(revision: string, path?: string): ProtocolSchema {
+  /**
+   * The published schema bundled for `revision`, or the file at `path`.
+   * Compiling the protocol schema costs most of a second, so a process that
+   * runs the suite many times (the project's own tests) compiles each file
+   * (as last modified) and set of set-aside fields once.
+   */
+  static load(revision: string, path?: string, opts: SchemaOptions = {}): ProtocolSchema {
     const file = path ?? join(packageRoot(), 'schemas', revision, 'schema.json');
     let doc: unknown;
+    let key: string;
     try {
+      key = `${file}\0${statSync(file).mtimeMs}\0${[...(opts.setAside ?? [])].sort().join(',')}`;
+      const hit = loaded.get(key);
+      if (hit) return hit;
       doc = JSON.parse(readFileSync(file, 'utf8'));
     } catch (err) {
       throw new Error(`cannot read protocol schema ${file}: ${(err as Error).message}`);
     }
-    return new ProtocolSchema(file, doc as Record<string, unknown>);
+    const schema = new ProtocolSchema(file, doc as Record<string, unknown>, opts);
+    loaded.set(key, schema);
+    return schema;
   }
 
   has(def: string): boolean {
@@ -111,4 +137,17 @@ export class ProtocolSchema {
     const def = method ? this.resultDefFor(method, msg.result) : 'Result';
     return { def, errors: this.validate(def, msg.result) };
   }
+}
+
+/** A copy of `doc` whose definitions neither declare nor require `names`. */
+function withoutProperties(doc: Record<string, unknown>, names: string[]): Record<string, unknown> {
+  const copy = structuredClone(doc);
+  const defs = (copy.$defs ?? copy.definitions) as Record<string, { properties?: Record<string, unknown>; required?: unknown }>;
+  for (const def of Object.values(defs)) {
+    if (typeof def !== 'object' || def === null || typeof def.properties !== 'object' || def.properties === null) continue;
+    if (!names.some((n) => n in def.properties!)) continue;
+    for (const n of names) delete def.properties[n];
+    if (Array.isArray(def.required)) def.required = def.required.filter((r) => !names.includes(r as string));
+  }
+  return copy;
 }

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../engine/config.js';
 import type { Exchange, JsonObject, RequestOptions, Session } from '../harness/session.js';
-import type { ListWalk } from '../harness/walk.js';
+import type { ListMethod, ListWalk } from '../harness/walk.js';
 import type { CheckInfo, Finding, Level, SpecRef, TransportKind, WireFrame } from './model.js';
 
 /** What server/discover told the run (fetched once, on the first connection). */
@@ -25,6 +25,8 @@ export interface CheckSettings {
   maxPages: number;
   /** Largest message accepted from the server, in bytes. */
   maxMessageBytes: number;
+  /** Most requests one multi round-trip drive sends. */
+  maxRounds: number;
 }
 
 /** Shared state and services a check can use; the engine provides it. */
@@ -44,6 +46,12 @@ export interface SuiteContext {
   tools(): Promise<ListWalk>;
   /** The full tools/list walk on a second, fresh connection (memoized). */
   toolsFresh(): Promise<ListWalk>;
+  /**
+   * The full walk of any paginated list (memoized per method): on the primary
+   * connection, or on a fresh connection opened for it. `walk('tools/list')`
+   * is `tools()`.
+   */
+  walk(method: ListMethod, where?: 'primary' | 'fresh'): Promise<ListWalk>;
   /** Every connection the run has opened so far, closed ones included. */
   allSessions(): Session[];
   /** Methods whose responses a check has judged against the schema in this run. */
@@ -69,6 +77,8 @@ export interface Expectation {
   wire?: WireEvidence;
   /** Override the check's requirement sentence for this finding. */
   requirement?: string;
+  /** Judge this finding at a lower level than the check's (a SHOULD-part of a MUST check, or a server-documented exception). */
+  level?: Level;
 }
 
 /** One subject's run of one check: what the body uses to talk and to judge. */
@@ -108,6 +118,7 @@ export class Probe {
         expected: e.expected,
         actual: e.actual,
         wire: this.evidence(e.wire),
+        ...(e.level && e.level !== this.check.level ? { level: e.level } : {}),
       });
     }
     return ok;
@@ -159,6 +170,11 @@ export interface CheckDef {
   transports?: TransportKind[];
   /** A server capability (from server/discover) the check needs; skipped without it. */
   capability?: 'tools' | 'prompts' | 'resources';
+  /**
+   * Result fields this check alone judges (e.g. the caching hints): while it is
+   * selected, schema validation sets them aside, so one defect is reported once.
+   */
+  resultFields?: string[];
   /** Judged after every other check, from what the whole run saw. */
   observer?: boolean;
   /** The body, for a check whose subject is the server as a whole. */

@@ -2,11 +2,23 @@
  * The catalogue: every check of every suite, in report order.
  */
 import type { Check } from './check.js';
+import { cachingChecks } from './caching.js';
 import { discoverChecks } from './discover.js';
+import { fixtureChecks } from './fixtures.js';
+import { mrtrChecks } from './mrtr.js';
+import { paginationChecks } from './pagination.js';
 import { toolsListChecks } from './tools-list.js';
 import { wireChecks } from './wire.js';
 
-export const catalogue: Check[] = [...discoverChecks, ...toolsListChecks, ...wireChecks];
+export const catalogue: Check[] = [
+  ...discoverChecks,
+  ...toolsListChecks,
+  ...paginationChecks,
+  ...cachingChecks,
+  ...mrtrChecks,
+  ...fixtureChecks,
+  ...wireChecks,
+];
 
 const ids = new Set<string>();
 for (const c of catalogue) {

@@ -55,6 +55,8 @@ export interface Finding {
   actual: string;
   /** The frames that show it. */
   wire: WireFrame[];
+  /** Set when this finding is judged below the check's level (e.g. a SHOULD part of a MUST check): a warning, not a failure. */
+  level?: Level;
 }
 
 /** The verdict for one subject (the server as a whole, or one tool). */

@@ -11,18 +11,31 @@ import type { JsonObject } from '../harness/session.js';
  */
 export function cachingHintProblems(result: JsonObject | undefined): string[] {
   if (!result) return ['no result'];
-  const problems: string[] = [];
-  if (result.resultType === 'input_required') {
-    if ('ttlMs' in result) problems.push(`an input_required result carries ttlMs ${JSON.stringify(result.ttlMs)}`);
-    if ('cacheScope' in result) problems.push(`an input_required result carries cacheScope ${JSON.stringify(result.cacheScope)}`);
-    return problems;
-  }
+  if (result.resultType === 'input_required') return inputRequiredHintProblems(result);
+  return [...ttlProblems(result), ...cacheScopeProblems(result)];
+}
+
+/** The `ttlMs` part of the rule, for a complete result. */
+export function ttlProblems(result: JsonObject): string[] {
   const ttl = result.ttlMs;
-  if (ttl === undefined) problems.push('ttlMs is missing');
-  else if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0) problems.push(`ttlMs ${JSON.stringify(ttl)} is not an integer >= 0`);
+  if (ttl === undefined) return ['ttlMs is missing'];
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0) return [`ttlMs ${JSON.stringify(ttl)} is not an integer >= 0`];
+  return [];
+}
+
+/** The `cacheScope` part of the rule, for a complete result. */
+export function cacheScopeProblems(result: JsonObject): string[] {
   const scope = result.cacheScope;
-  if (scope === undefined) problems.push('cacheScope is missing');
-  else if (scope !== 'public' && scope !== 'private') problems.push(`cacheScope ${JSON.stringify(scope)} is not "public" or "private"`);
+  if (scope === undefined) return ['cacheScope is missing'];
+  if (scope !== 'public' && scope !== 'private') return [`cacheScope ${JSON.stringify(scope)} is not "public" or "private"`];
+  return [];
+}
+
+/** The `input_required` part of the rule: no caching hints at all. */
+export function inputRequiredHintProblems(result: JsonObject): string[] {
+  const problems: string[] = [];
+  if ('ttlMs' in result) problems.push(`an input_required result carries ttlMs ${JSON.stringify(result.ttlMs)}`);
+  if ('cacheScope' in result) problems.push(`an input_required result carries cacheScope ${JSON.stringify(result.cacheScope)}`);
   return problems;
 }
 

@@ -4,16 +4,15 @@
 import { checkJsonSchema } from '../harness/jsonschema.js';
 import { findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
 import type { JsonObject } from '../harness/session.js';
-import { walkList, type ListWalk } from '../harness/walk.js';
+import type { ListWalk } from '../harness/walk.js';
 import { defineCheck, show, type Probe } from './check.js';
+import { canonical, judgeOrder, walkAgain, walked } from './lists.js';
 
 const names = (walk: ListWalk): string[] => walk.items.map((t) => String(t?.name));
 
 /** The walk, or not-observed when it could not be completed. */
-async function fullWalk(t: Probe, which: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> {
-  const walk = which === 'primary' ? await t.ctx.tools() : await t.ctx.toolsFresh();
-  if (walk.problem) t.notObserved(`tools/list could not be walked to the end: ${walk.problem.detail}`);
-  return walk;
+function fullWalk(t: Probe, which: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> {
+  return walked(t, 'tools/list', which);
 }
 
 export const resultSchema = defineCheck({
@@ -50,31 +49,14 @@ export const deterministicOrder = defineCheck({
     'Servers SHOULD return tools in a deterministic order (the same ordering across requests when the underlying set of tools has not changed).',
   async run(t) {
     const first = await fullWalk(t);
-    const second = await walkAgain(t);
+    const second = await walkAgain(t, 'tools/list');
     const fresh = await fullWalk(t, 'fresh');
-    const order = names(first);
-    for (const [label, other] of [
+    judgeOrder(t, (tool) => String(tool?.name), first, [
       ['a second walk on the same connection', second],
       ['a walk on a fresh connection', fresh],
-    ] as const) {
-      // Compare the order of the names both walks have; a different set is judged elsewhere.
-      const common = new Set(names(other).filter((n) => order.includes(n)));
-      const a = order.filter((n) => common.has(n));
-      const b = names(other).filter((n) => common.has(n));
-      t.expect(a.join('\n') === b.join('\n'), {
-        expected: `the same order as the first walk: ${show(a, 200)}`,
-        actual: `${label} returned ${show(b, 200)}`,
-        wire: [first.pages[0]!, other.pages[0]!],
-      });
-    }
+    ]);
   },
 });
-
-async function walkAgain(t: Probe): Promise<ListWalk> {
-  const walk = await walkList(t.session, 'tools/list', 'tools');
-  if (walk.problem) t.notObserved(`the second tools/list walk did not complete: ${walk.problem.detail}`);
-  return walk;
-}
 
 export const stableAcrossConnections = defineCheck({
   id: 'tools-list/stable-across-connections',
@@ -107,12 +89,19 @@ export const uniqueNames = defineCheck({
   requirement: 'Tool names SHOULD be unique within a server.',
   async run(t) {
     const walk = await fullWalk(t);
-    const seen = new Set<string>();
-    const dups = new Set<string>();
-    for (const n of names(walk)) (seen.has(n) ? dups : seen).add(n);
-    t.expect(dups.size === 0, {
-      expected: 'each tool name once',
-      actual: `listed more than once: ${show([...dups])}`,
+    // Two different tools under one name clash; the same tool delivered twice is
+    // a pagination defect, judged by pagination/tools-no-repeats.
+    const definitions = new Map<string, Set<string>>();
+    for (const tool of walk.items) {
+      const name = String(tool?.name);
+      const defs = definitions.get(name) ?? new Set<string>();
+      defs.add(canonical(tool));
+      definitions.set(name, defs);
+    }
+    const clashes = [...definitions].filter(([, defs]) => defs.size > 1).map(([name, defs]) => `${name} (${defs.size} different tools)`);
+    t.expect(clashes.length === 0, {
+      expected: 'each tool name used by one tool',
+      actual: `names shared by different tools: ${show(clashes)}`,
       wire: walk.pages,
     });
   },

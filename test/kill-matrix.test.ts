@@ -4,21 +4,33 @@
  * and over Streamable HTTP. A check with no broken variant fails this file.
  */
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../engine/config.js';
 import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
 import type { RunResult, TransportKind } from '../suites/model.js';
-import { brokenChecks, describeRun, freePort, REFERENCE, referenceCommand } from './helpers.js';
+import { brokenChecks, describeRun, freePort, REFERENCE, referenceCommand, ROOT } from './helpers.js';
 
 const breaks = execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n');
+/** The reference server's own fixture file: what generic probing cannot know about it. */
+const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
+
+/**
+ * Server options every run uses: `--empty-cursor` makes the server give the
+ * legal empty-string cursor, so the empty-cursor checks have something to judge.
+ */
+const SERVER_OPTIONS = ['--empty-cursor'];
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
-  if (transport === 'stdio') return runConformance({ command: referenceCommand(...serverArgs), requestTimeoutMs: 5000 });
+  const args = [...SERVER_OPTIONS, ...serverArgs];
+  if (transport === 'stdio') return runConformance({ command: referenceCommand(...args), requestTimeoutMs: 5000, config });
   const port = await freePort();
   return runConformance({
-    command: referenceCommand('--http', String(port), ...serverArgs),
+    command: referenceCommand('--http', String(port), ...args),
     url: `http://127.0.0.1:${port}/mcp`,
     requestTimeoutMs: 5000,
+    config,
   });
 }
 
@@ -27,9 +39,11 @@ describe('kill matrix', () => {
     expect([...breaks].sort()).toEqual(catalogue.map((c) => c.id).sort());
   });
 
+  // Each run is its own server process(es) and waits mostly on I/O: the runs go concurrently
+  // (vitest's maxConcurrency), each asserting through its own test context's expect.
   for (const transport of ['stdio', 'http'] as const) {
-    describe(transport, () => {
-      it('the reference server passes every check (skips only where the transport does not apply)', async () => {
+    describe.concurrent(transport, () => {
+      it('the reference server passes every check (skips only where the transport does not apply)', async ({ expect }) => {
         const result = await run(transport);
         const info = describeRun(result);
         expect(result.aborted, info).toBeUndefined();
@@ -43,7 +57,7 @@ describe('kill matrix', () => {
       });
 
       for (const check of catalogue.filter((c) => c.transports.includes(transport))) {
-        it(`--break ${check.id} is caught by ${check.id} alone`, async () => {
+        it(`--break ${check.id} is caught by ${check.id} alone`, async ({ expect }) => {
           const result = await run(transport, '--break', check.id);
           const info = describeRun(result);
           expect(result.aborted, info).toBeUndefined();

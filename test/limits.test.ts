@@ -9,6 +9,7 @@ import { LineSplitter } from '../harness/lines.js';
 import { Redactor, REDACTED } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
 import { MAX_VIOLATIONS, Session } from '../harness/session.js';
+import { validExample } from '../harness/values.js';
 import type { SendInfo, Transport, TransportSink } from '../harness/transport.js';
 
 function nested(depth: number): string {
@@ -188,5 +189,18 @@ describe('secrets', () => {
     expect(r.redact('prefix tok', { clipped: 'end' })).toBe('prefix tok');
     const deep = { a: ['tok-abcdef123456', { b: 'x tok-abcdef123456 y' }] };
     expect(r.redactDeep(deep)).toEqual({ a: [REDACTED, { b: `x ${REDACTED} y` }] });
+  });
+});
+
+describe('generation', () => {
+  it('refuses to build a value a hostile schema asks for instead of running out of memory', () => {
+    expect(validExample({ type: 'object', properties: { a: { type: 'array', minItems: 1e9 } }, required: ['a'] })).toEqual({
+      ok: false,
+      problem: "the schema asks for a value beyond the generator's bounds: minItems 1000000000 (at most 1000 items are built)",
+    });
+    expect(validExample({ type: 'string', minLength: 1e12 }).ok).toBe(false);
+    const nested = { type: 'array', minItems: 100, items: { type: 'array', minItems: 100, items: { type: 'array', minItems: 100 } } };
+    expect(validExample(nested)).toMatchObject({ ok: false, problem: expect.stringMatching(/more than 10000 values/) });
+    expect(validExample({ type: 'array', minItems: 3, items: { type: 'string', pattern: '^(a+)+$' } }).ok).toBe(false);
   });
 });

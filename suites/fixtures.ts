@@ -1,0 +1,187 @@
+/**
+ * The fixture checks: example calls from the configuration file's `fixtures`,
+ * made as written (arguments, declared capabilities, scripted answers for the
+ * input the tool asks for) and judged against the outcome the server's author
+ * declared. Each call is made once per run, through the one MRTR driver, and
+ * shared by both checks.
+ */
+import type { FixtureCall } from '../engine/config.js';
+import { completeRequest, isInputRequired, type DriveOutcome } from '../harness/mrtr.js';
+import type { Exchange } from '../harness/session.js';
+import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { judgeable } from './mrtr.js';
+import { capabilitiesFor } from './targets.js';
+
+interface FixtureRun {
+  tool: string;
+  call: FixtureCall;
+  label: string;
+  /** Undefined when tools/list does not list the tool. */
+  drive?: DriveOutcome;
+  /** The tools/list pages (evidence when the tool is not listed). */
+  listing: Exchange[];
+}
+
+const runs = new WeakMap<SuiteContext, Promise<FixtureRun[]>>();
+
+function fixtureRuns(t: Probe): Promise<FixtureRun[]> {
+  let r = runs.get(t.ctx);
+  if (!r) {
+    r = makeRuns(t);
+    runs.set(t.ctx, r);
+  }
+  return r;
+}
+
+async function makeRuns(t: Probe): Promise<FixtureRun[]> {
+  const walk = await t.ctx.tools();
+  if (!walk.exhausted) t.notObserved(`tools/list could not be walked to the end: ${walk.problem?.detail}`);
+  const listed = new Set(walk.items.map((x) => String(x?.name)));
+  const out: FixtureRun[] = [];
+  for (const [tool, fixture] of Object.entries(t.ctx.config.fixtures ?? {})) {
+    for (const [i, call] of (fixture.calls ?? []).entries()) {
+      const label = `fixtures.${tool}.calls[${i}]${call.description ? ` (${call.description})` : ''}`;
+      if (!listed.has(tool)) {
+        out.push({ tool, call, label, listing: walk.pages });
+        continue;
+      }
+      const firstOnly = call.expect?.outcome === 'input_required';
+      const drive = await completeRequest(
+        t.session,
+        'tools/call',
+        { name: tool, arguments: call.arguments ?? {} },
+        { answers: call.answers, capabilities: capabilitiesFor(call.capabilities), maxRounds: firstOnly ? 1 : t.ctx.settings.maxRounds },
+      );
+      out.push({ tool, call, label, drive, listing: walk.pages });
+    }
+  }
+  return out;
+}
+
+/** The runs a check applies to; skipped when the file declares none. */
+async function selected(t: Probe, applies: (c: FixtureCall) => boolean, what: string): Promise<FixtureRun[]> {
+  const fixtures = t.ctx.config.fixtures;
+  if (!fixtures || Object.keys(fixtures).length === 0) t.skip('the configuration file declares no fixtures');
+  const all = await fixtureRuns(t);
+  const mine = all.filter((r) => applies(r.call));
+  if (mine.length === 0) t.skip(`no fixture call declares ${what}`);
+  t.note('calls', mine.length);
+  return mine;
+}
+
+/** How a drive ended, in the fixture file's words. */
+function outcomeOf(d: DriveOutcome): string {
+  if (d.status === 'error') return `error ${show(d.final?.error?.code)}`;
+  if (d.final && isInputRequired(d.final)) return 'input_required';
+  if (d.status === 'complete') return d.final?.result?.isError === true ? 'isError' : 'complete';
+  return d.status;
+}
+
+function unlisted(t: Probe, r: FixtureRun): boolean {
+  if (r.drive) return false;
+  t.expect(false, {
+    expected: `tools/list to list ${show(r.tool)}, which the fixture file describes`,
+    actual: `${r.label}: no tool named ${show(r.tool)} is listed`,
+    wire: r.listing,
+  });
+  return true;
+}
+
+export const fixtureOutcome = defineCheck({
+  id: 'fixtures/outcome',
+  title: "each example call in the fixture file ends as its author declared",
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Calling Tools' },
+  requirement:
+    "A tools/call ends as the server's own fixture file declares: a result (complete), a tool execution error (isError: true), a request for input (input_required), or a JSON-RPC error.",
+  async run(t) {
+    for (const r of await selected(t, (c) => c.expect?.outcome !== undefined, 'an expected outcome')) {
+      if (unlisted(t, r)) continue;
+      const d = r.drive!;
+      const want = r.call.expect!.outcome!;
+      if (want === 'input_required') {
+        const first = d.rounds[0];
+        t.expect(!!first && isInputRequired(first), {
+          expected: 'the first answer to be input_required',
+          actual: `${r.label}: ${first ? describeAnswer(first) : d.detail}`,
+          wire: first ?? d.unanswered,
+        });
+        continue;
+      }
+      if (d.status === 'stuck' && d.stuck === 'script') {
+        t.expect(false, { expected: 'scripted answers that fit the requests', actual: `${r.label}: ${d.detail}`, wire: d.final });
+        continue;
+      }
+      if (!judgeable(t, d, r.label)) continue;
+      const got = outcomeOf(d);
+      const code = r.call.expect!.errorCode;
+      const ok = want === 'error' ? d.status === 'error' && (code === undefined || d.final?.error?.code === code) : got === want;
+      t.expect(ok, {
+        expected: want === 'error' && code !== undefined ? `error ${code}` : want,
+        actual: `${r.label}: ${got}${d.final ? ` — ${describeAnswer(d.final)}` : d.detail ? ` — ${d.detail}` : ''}`,
+        wire: lastRounds(d),
+      });
+    }
+  },
+});
+
+export const fixtureContent = defineCheck({
+  id: 'fixtures/content',
+  title: 'each example call returns the content its fixture declares',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Tool Result' },
+  requirement: "A tools/call result carries the text content and the structuredContent the server's own fixture file declares for that call.",
+  async run(t) {
+    const applies = (c: FixtureCall) => c.expect?.content !== undefined || c.expect?.structuredContent !== undefined;
+    for (const r of await selected(t, applies, 'expected content')) {
+      if (unlisted(t, r)) continue;
+      const d = r.drive!;
+      if (!judgeable(t, d, r.label)) continue;
+      const result = d.status === 'complete' ? d.final?.result : undefined;
+      if (!result) {
+        // With a declared outcome, a call that ended otherwise is fixtures/outcome's finding.
+        if (r.call.expect?.outcome === undefined) {
+          t.expect(false, { expected: 'a result to look for the content in', actual: `${r.label}: ${outcomeOf(d)}`, wire: lastRounds(d) });
+        }
+        continue;
+      }
+      const texts = Array.isArray(result.content)
+        ? (result.content as Array<Record<string, unknown>>).filter((b) => b?.type === 'text').map((b) => String(b.text))
+        : [];
+      for (const want of r.call.expect?.content ?? []) {
+        t.expect(texts.some((x) => x.includes(want)), {
+          expected: `text content containing ${show(want)}`,
+          actual: `${r.label}: text content ${show(texts)}`,
+          wire: d.final,
+        });
+      }
+      if (r.call.expect && 'structuredContent' in r.call.expect) {
+        t.expect(canonical(result.structuredContent) === canonical(r.call.expect.structuredContent), {
+          expected: `structuredContent ${show(r.call.expect.structuredContent)}`,
+          actual: `${r.label}: structuredContent ${show(result.structuredContent)}`,
+          wire: d.final,
+        });
+      }
+    }
+  },
+});
+
+function lastRounds(d: DriveOutcome): Exchange[] | undefined {
+  return d.rounds.length ? d.rounds.slice(-2) : undefined;
+}
+
+/** JSON with object keys sorted, for equality regardless of key order. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (typeof v === 'object' && v !== null) {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'undefined';
+}
+
+export const fixtureChecks = [fixtureOutcome, fixtureContent];

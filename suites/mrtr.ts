@@ -1,0 +1,766 @@
+/**
+ * Multi round-trip requests (basic/patterns/mrtr.mdx, server/tools.mdx "Input
+ * Required Tool Results"): the suite acts as the client, correctly and then
+ * adversarially, on the server's own tools.
+ *
+ * Which tools: every tool the suite may call (fixtures first, else read-only
+ * tools with generated valid arguments) is called once with elicitation,
+ * sampling and roots declared; those answering `input_required` are driven
+ * to the end by the one driver (harness/mrtr.ts). That survey is made once per
+ * run and shared by the checks below, each judging one rule. A drive cut short
+ * by a defect another check owns (e.g. a retry answered on the old id) is
+ * noted by the others, not reported twice.
+ */
+import { duplicateKeys } from '../harness/json-keys.js';
+import { checkJsonSchema } from '../harness/jsonschema.js';
+import {
+  answerInputRequests,
+  capabilityNeeded,
+  completeRequest,
+  continueRequest,
+  INPUT_CAPABILITIES,
+  INPUT_REQUEST_KINDS,
+  isInputRequired,
+  isObject,
+  sendRetry,
+  type DriveOutcome,
+  type ScriptedAnswer,
+} from '../harness/mrtr.js';
+import type { Exchange, JsonObject } from '../harness/session.js';
+import type { WireFrame } from './model.js';
+import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { cachingHintProblems } from './rules.js';
+import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
+
+/** A tool that answered `input_required`, with its normal drive (every input capability declared). */
+export interface MrtrTool {
+  name: string;
+  tool: JsonObject;
+  call: PlannedCall;
+  answers?: Record<string, ScriptedAnswer>;
+  /** The fixture file says tampering with its requestState is harmless. */
+  harmless: boolean;
+  drive: DriveOutcome;
+}
+
+interface Survey {
+  tools: MrtrTool[];
+  /** Tools called that completed at once, and why others were not called. */
+  completedAtOnce: string[];
+  notCalled: Record<string, string>;
+}
+
+const surveys = new WeakMap<SuiteContext, Promise<Survey>>();
+
+/** The survey of the run (made once, on first use). */
+function survey(t: Probe): Promise<Survey> {
+  let s = surveys.get(t.ctx);
+  if (!s) {
+    s = makeSurvey(t);
+    surveys.set(t.ctx, s);
+  }
+  return s;
+}
+
+async function makeSurvey(t: Probe): Promise<Survey> {
+  const walk = await t.ctx.tools();
+  if (!walk.exhausted) t.notObserved(`tools/list could not be walked to the end: ${walk.problem?.detail}`);
+  const out: Survey = { tools: [], completedAtOnce: [], notCalled: {} };
+  const config = t.ctx.config;
+  const seen = new Set<string>();
+  for (const tool of walk.items) {
+    const name = String(tool?.name);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const plan = probeCall(config, tool);
+    if (typeof plan === 'string') {
+      out.notCalled[name] = plan;
+      continue;
+    }
+    const answers = plan.fixture?.answers;
+    const drive = await completeRequest(
+      t.session,
+      'tools/call',
+      { name, arguments: plan.arguments },
+      { answers, maxRounds: t.ctx.settings.maxRounds },
+    );
+    if (!isInputRequired(drive.rounds[0])) {
+      out.completedAtOnce.push(name);
+      continue;
+    }
+    out.tools.push({ name, tool, call: plan, answers, harmless: config.fixtures?.[name]?.tamperingHarmless === true, drive });
+  }
+  return out;
+}
+
+/** The tools that answered input_required, or not-observed when there are none. */
+async function mrtrTools(t: Probe): Promise<MrtrTool[]> {
+  const s = await survey(t);
+  if (s.tools.length === 0) {
+    const called = s.completedAtOnce.length;
+    t.notObserved(
+      `no tool the suite may call answered input_required (${called} tool(s) called completed at once, ` +
+        `${Object.keys(s.notCalled).length} not called); name tools that ask for input in the configuration file's fixtures`,
+    );
+  }
+  t.note('tools', s.tools.map((x) => x.name));
+  return s.tools;
+}
+
+/**
+ * Who reports a drive cut short: the id of the check that owns the defect,
+ * or why nobody can judge it. Another check's drive is noted and left to it.
+ */
+export function ownerOf(d: DriveOutcome): string | undefined {
+  if (d.status === 'stale-id') return 'mrtr/retry-id';
+  if (d.status === 'unterminated') return 'mrtr/round-trip';
+  if (d.status === 'stuck') {
+    if (d.stuck === 'empty') return 'mrtr/input-or-state';
+    if (d.stuck === 'result-type') return 'mrtr/result-type';
+    if (d.stuck === 'unanswerable') return 'mrtr/input-requests-valid';
+    if (d.stuck === 'undeclared') return 'mrtr/capability-gating';
+    if (d.stuck === 'no-value') return 'not judged: the suite could not generate a valid answer; script one in the fixture file';
+    return 'fixtures/outcome';
+  }
+  if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return 'mrtr/result-type';
+  return undefined;
+}
+
+/** Is this drive this check's to judge? Otherwise note whose it is. */
+export function judgeable(t: Probe, d: DriveOutcome, label: string): boolean {
+  const owner = ownerOf(d);
+  if (!owner || owner === t.check.id) return true;
+  const left = (t.details['not judged here'] ?? []) as string[];
+  left.push(`${label}: ${d.detail ?? d.status} (${owner})`);
+  t.note('not judged here', left);
+  return false;
+}
+
+/** The answer counts as accepting the request: a result that neither asks for input nor is a tool error. */
+function accepted(ex: Exchange | undefined): boolean {
+  return !!ex?.result && !isInputRequired(ex) && ex.result.isError !== true;
+}
+
+function callLabel(x: MrtrTool): string {
+  return `tools/call ${x.name}`;
+}
+
+/** Every input_required round of every normal drive. */
+function inputRequiredRounds(tools: MrtrTool[]): Array<{ x: MrtrTool; ex: Exchange; round: number }> {
+  return tools.flatMap((x) => x.drive.rounds.map((ex, i) => ({ x, ex, round: i + 1 })).filter((r) => isInputRequired(r.ex)));
+}
+
+/** A round of the normal drive that asks for input, with the answers the driver gave it. */
+interface AskRound {
+  ex: Exchange;
+  round: number;
+  inputResponses?: JsonObject;
+  state?: unknown;
+}
+
+/** Rounds that were answered (a retry followed), first first. */
+function answeredRounds(x: MrtrTool): AskRound[] {
+  const out: AskRound[] = [];
+  x.drive.rounds.forEach((ex, i) => {
+    if (!isInputRequired(ex) || i + 1 >= x.drive.rounds.length) return;
+    const r = ex.result!;
+    const answered = r.inputRequests === undefined ? undefined : answerInputRequests(r.inputRequests, x.answers);
+    if (answered && !answered.ok) return;
+    out.push({ ex, round: i + 1, inputResponses: answered?.inputResponses, state: r.requestState });
+  });
+  return out;
+}
+
+/** The first answered round that carries a requestState string. */
+function stateRound(x: MrtrTool): (AskRound & { state: string }) | undefined {
+  return answeredRounds(x).find((r): r is AskRound & { state: string } => typeof r.state === 'string');
+}
+
+/** The first answered round whose inputRequests asks for something. */
+function askingRound(x: MrtrTool): (AskRound & { inputResponses: JsonObject }) | undefined {
+  return answeredRounds(x).find(
+    (r): r is AskRound & { inputResponses: JsonObject } => !!r.inputResponses && Object.keys(r.inputResponses).length > 0,
+  );
+}
+
+function evidence(ex: Exchange | undefined, d: DriveOutcome): WireFrame[] {
+  return ex ? ex.frames : d.unanswered;
+}
+
+function echoState(state: unknown): JsonObject {
+  return state === undefined ? {} : { requestState: state };
+}
+
+// ---------------------------------------------------------------------------
+
+export const resultType = defineCheck({
+  id: 'mrtr/result-type',
+  title: 'every result of a multi round-trip exchange says its resultType',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'basic/index', section: 'ResultType' },
+  requirement:
+    'The result MUST include a resultType field: "input_required" when more information is needed, "complete" for the final content; a resultType the client does not recognise MUST be considered invalid.',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    for (const x of tools) {
+      x.drive.rounds.forEach((ex, i) => {
+        if (!ex.result) return;
+        const rt = ex.result.resultType;
+        const asks = 'inputRequests' in ex.result || 'requestState' in ex.result;
+        t.expect(rt === 'complete' || rt === 'input_required', {
+          expected: 'resultType "complete" or "input_required"',
+          actual:
+            rt === undefined
+              ? `round ${i + 1} of ${callLabel(x)} has no resultType${asks ? ' although it carries inputRequests/requestState (a client must treat it as complete)' : ''}`
+              : `round ${i + 1} of ${callLabel(x)} has resultType ${show(rt)}`,
+          wire: ex,
+        });
+      });
+    }
+  },
+});
+
+export const inputOrState = defineCheck({
+  id: 'mrtr/input-or-state',
+  title: 'every input_required result carries inputRequests or requestState',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  requirement: 'Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult response.',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    for (const { x, ex, round } of inputRequiredRounds(tools)) {
+      const r = ex.result!;
+      t.expect(r.inputRequests !== undefined || r.requestState !== undefined, {
+        expected: 'inputRequests, requestState, or both',
+        actual: `round ${round} of ${callLabel(x)} carries neither: ${show(r)}`,
+        wire: ex,
+      });
+    }
+  },
+});
+
+export const inputRequestsValid = defineCheck({
+  id: 'mrtr/input-requests-valid',
+  title: 'each inputRequests entry is an elicitation, sampling or roots request, valid and uniquely keyed',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  requirement:
+    'inputRequests keys MUST be unique within the scope of the request; values MUST be one of ElicitRequest, CreateMessageRequest or ListRootsRequest (the result is a valid InputRequiredResult).',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    for (const { x, ex, round } of inputRequiredRounds(tools)) {
+      const where = `round ${round} of ${callLabel(x)}`;
+      t.expectSchemaValid(ex, 'InputRequiredResult');
+      const requests = ex.result!.inputRequests;
+      if (requests === undefined) continue;
+      if (!isObject(requests)) {
+        t.expect(false, { expected: 'inputRequests to be an object', actual: `${where}: ${show(requests)}`, wire: ex });
+        continue;
+      }
+      for (const [key, request] of Object.entries(requests)) {
+        const method = isObject(request) ? request.method : undefined;
+        t.expect(typeof method === 'string' && method in INPUT_REQUEST_KINDS, {
+          expected: `each value one of ${Object.keys(INPUT_REQUEST_KINDS).join(', ')}`,
+          actual: `${where}: inputRequests.${key} is ${isObject(request) ? `a ${show(method)} request` : show(request)}`,
+          wire: ex,
+        });
+      }
+      const raw = ex.frames.filter((f) => f.dir === 'in').at(-1);
+      const dups = raw ? duplicateKeys(raw.text).filter((d) => /\/inputRequests$/.test(d.pointer)) : [];
+      t.expect(dups.length === 0, {
+        expected: 'each inputRequests key once',
+        actual: `${where}: key(s) given more than once: ${show(dups.map((d) => d.key))}`,
+        wire: ex,
+      });
+    }
+  },
+});
+
+export const capabilityGating = defineCheck({
+  id: 'mrtr/capability-gating',
+  title: 'nothing is asked for that the client did not declare; a needed capability is named by -32021',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  requirement:
+    'Servers MUST NOT send inputRequests the client has not declared support for in its capabilities; a request that needs an undeclared capability MUST get a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists it (on HTTP with status 400).',
+  async run(t) {
+    const s = await survey(t);
+    const cfg = t.ctx.config.capabilityTool;
+    // Nothing to drive and nothing configured: not observed, with the survey's reason.
+    if (s.tools.length === 0 && !cfg) await mrtrTools(t);
+    let judged = 0;
+    const undeclared = (d: DriveOutcome, label: string, withheld: string) => {
+      for (const u of d.undeclared) {
+        t.expect(false, {
+          expected: `no request needing ${u.needs} (the client declared ${show(Object.keys(d.capabilities))})`,
+          actual: `${label} with ${withheld}: round ${u.round} asked inputRequests.${u.key} (${u.method})`,
+          wire: d.rounds[u.round - 1],
+        });
+      }
+    };
+    for (const x of s.tools) {
+      // What the tool asked for with everything declared must itself be declared (e.g. no URL-mode elicitation).
+      undeclared(x.drive, callLabel(x), 'every input capability declared');
+      const kinds = new Set<string>();
+      for (const ex of x.drive.rounds) {
+        const requests = ex.result?.inputRequests;
+        if (!isObject(requests)) continue;
+        for (const r of Object.values(requests)) {
+          const needs = capabilityNeeded(r);
+          if (needs) kinds.add(needs.split('.')[0]!);
+        }
+      }
+      for (const kind of kinds) {
+        const d = await completeRequest(
+          t.session,
+          'tools/call',
+          { name: x.name, arguments: x.call.arguments },
+          { answers: x.answers, capabilities: capabilitiesWithout(kind), maxRounds: t.ctx.settings.maxRounds },
+        );
+        judged++;
+        const label = `${callLabel(x)} with ${kind} withheld`;
+        undeclared(d, callLabel(x), `${kind} withheld`);
+        if (d.status === 'error') judgeMissingCapability(t, d, [kind], label);
+        else if (d.status === 'no-answer') {
+          t.expect(false, { expected: 'completion without it, or JSON-RPC error -32021', actual: `${label}: ${d.detail}`, wire: d.unanswered });
+        } else if (d.status !== 'complete') judgeable(t, d, label);
+      }
+    }
+    if (cfg) {
+      const d = await completeRequest(
+        t.session,
+        'tools/call',
+        { name: cfg.name, arguments: cfg.arguments ?? {} },
+        { capabilities: capabilitiesWithout(...cfg.requires), maxRounds: t.ctx.settings.maxRounds },
+      );
+      judged++;
+      const label = `tools/call ${cfg.name} (capabilityTool) with ${cfg.requires.join(', ')} withheld`;
+      undeclared(d, `tools/call ${cfg.name}`, `${cfg.requires.join(', ')} withheld`);
+      if (d.status === 'error') judgeMissingCapability(t, d, cfg.requires, label);
+      else if (judgeable(t, d, label)) {
+        t.expect(false, {
+          expected: `JSON-RPC error -32021 naming ${cfg.requires.join(', ')} (the configuration file says the call requires it)`,
+          actual: `${label}: ${d.final ? describeAnswer(d.final) : d.detail}`,
+          wire: d.final ?? d.unanswered,
+        });
+      }
+    }
+    if (judged === 0) t.notObserved('no tool that answered input_required asked for elicitation, sampling or roots, and no capabilityTool is configured');
+  },
+});
+
+/** The error for a withheld capability is -32021 naming every withheld one (HTTP: status 400). */
+function judgeMissingCapability(t: Probe, d: DriveOutcome, withheld: string[], label: string): void {
+  const ex = d.final!;
+  const err = ex.error!;
+  if (
+    !t.expect(err.code === -32021, {
+      expected: 'completion without the withheld capability, or JSON-RPC error -32021 (MissingRequiredClientCapability)',
+      actual: `${label}: ${describeAnswer(ex)}`,
+      wire: ex,
+    })
+  ) {
+    return;
+  }
+  const data = isObject(err.data) ? err.data : {};
+  const required = isObject(data.requiredCapabilities) ? data.requiredCapabilities : undefined;
+  const missing = withheld.filter((k) => !required || !(k in required));
+  t.expect(missing.length === 0, {
+    expected: `data.requiredCapabilities naming ${withheld.join(', ')}`,
+    actual: `${label}: data ${show(err.data)}`,
+    wire: ex,
+  });
+  if (ex.http) {
+    t.expect(ex.http.status === 400, { expected: 'HTTP status 400 with -32021', actual: `${label}: HTTP ${ex.http.status}`, wire: ex });
+  }
+}
+
+export const roundTrip = defineCheck({
+  id: 'mrtr/round-trip',
+  title: 'a retry with the requested input completes with a valid result',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'basic/patterns/mrtr', section: 'Basic Workflow' },
+  requirement:
+    'The client retries the original request with inputResponses and the echoed requestState; the server, having sufficient information, completes the operation and responds with the final result (a CallToolResult with resultType "complete").',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    let judged = 0;
+    for (const x of tools) {
+      const d = x.drive;
+      if (!judgeable(t, d, callLabel(x))) continue;
+      judged++;
+      const rounds = `${d.rounds.length} round(s)`;
+      if (d.status === 'unterminated') {
+        t.expect(false, {
+          expected: `a final result within ${t.ctx.settings.maxRounds} rounds (--max-rounds)`,
+          actual: `${callLabel(x)} still asked for input after ${rounds}: the exchange does not terminate`,
+          wire: d.rounds.slice(-2),
+        });
+        continue;
+      }
+      if (!t.expect(d.status === 'complete', {
+        expected: 'the retry answered with a result',
+        actual: `${callLabel(x)} after ${rounds}: ${d.final && d.status === 'error' ? describeAnswer(d.final) : d.detail}`,
+        wire: d.final ? d.rounds.slice(-2) : d.unanswered,
+      })) continue;
+      const final = d.final!;
+      t.expect(final.result?.resultType === 'complete', {
+        expected: 'resultType "complete" on the final result',
+        actual: `${callLabel(x)}: resultType ${show(final.result?.resultType)}`,
+        wire: final,
+      });
+      t.expectSchemaValid(final, 'CallToolResult');
+    }
+    if (judged === 0) t.notObserved('every drive was cut short by a defect another check reports');
+  },
+});
+
+export const retryId = defineCheck({
+  id: 'mrtr/retry-id',
+  title: 'each retry is answered on its own, new id',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'basic/patterns/mrtr', section: 'Client Requirements (Basic Workflow)' },
+  requirement:
+    'The JSON-RPC id MUST be different between the initial request and the retry, as they are independent requests; responses MUST include the same ID as the request they correspond to.',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    let retries = 0;
+    for (const x of tools) {
+      const d = x.drive;
+      if (!judgeable(t, d, callLabel(x))) continue;
+      retries += Math.max(0, d.rounds.length - 1) + (d.staleAnswer ? 1 : 0);
+      if (d.staleAnswer) {
+        t.expect(false, {
+          expected: `the retry (id ${show(d.staleAnswer.retryId)}) answered on its own id`,
+          actual: `${callLabel(x)}: the answer came with id ${show(d.staleAnswer.answeredId)} of an earlier round`,
+          wire: d.staleAnswer.frames,
+        });
+      }
+      const ids = d.rounds.map((ex) => JSON.stringify(ex.id));
+      t.expect(new Set(ids).size === ids.length, {
+        expected: 'a different id on every round',
+        actual: `${callLabel(x)}: ids ${ids.join(', ')}`,
+        wire: d.rounds,
+      });
+    }
+    if (retries === 0) t.notObserved('no drive got as far as a retry');
+    t.note('retries', retries);
+  },
+});
+
+/** Ways to tamper with an opaque string: change it at the end or in the middle, or cut it short. */
+export function tamperings(state: string): Array<{ how: string; value: string }> {
+  const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  // Far along the alphabet, so a lenient base64 decoder cannot read the same bytes.
+  const other = (c: string) => {
+    const i = ALNUM.indexOf(c);
+    return i < 0 ? 'A' : ALNUM[(i + 31) % ALNUM.length]!;
+  };
+  if (state.length === 0) return [{ how: 'a state where the server sent an empty one', value: 'A' }];
+  const mid = Math.floor(state.length / 2);
+  const cut = Math.min(16, Math.max(1, Math.floor(state.length / 4)));
+  return [
+    { how: 'its last character changed', value: state.slice(0, -1) + other(state.at(-1)!) },
+    { how: 'a character in the middle changed', value: state.slice(0, mid) + other(state[mid]!) + state.slice(mid + 1) },
+    { how: `its last ${cut} character(s) cut off`, value: state.slice(0, -cut) },
+  ].filter((v) => v.value !== state);
+}
+
+export const stateIntegrity = defineCheck({
+  id: 'mrtr/state-integrity',
+  title: 'a tampered requestState is rejected, never completed as if valid',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  requirement:
+    'Servers MUST treat requestState as attacker-controlled input; when it influences authorization, resource access or business logic they MUST protect its integrity and MUST reject state that fails verification.',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    let judged = 0;
+    for (const x of tools) {
+      const r = stateRound(x);
+      if (!r) continue;
+      for (const v of tamperings(r.state)) {
+        const label = `${callLabel(x)} retry of round ${r.round} with the requestState ${v.how}`;
+        const sent = await sendRetry(t.session, r.ex, { inputResponses: r.inputResponses, requestState: v.value });
+        if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
+        judged++;
+        t.expect(!accepted(sent.exchange), {
+          expected: 'a JSON-RPC error or a result with isError: true (or a fresh input_required)',
+          actual: `${label}: ${sent.exchange ? `completed as if valid: ${describeAnswer(sent.exchange)}` : sent.outcome.detail}`,
+          wire: evidence(sent.exchange, sent.outcome),
+          ...(x.harmless
+            ? { level: 'SHOULD' as const, requirement: `${t.check.requirement} (The fixture file says tampering with this tool's state is harmless: reported as a warning.)` }
+            : {}),
+        });
+      }
+    }
+    if (judged === 0) t.notObserved('no tool that answered input_required sent a requestState that was then echoed');
+  },
+});
+
+/** Other valid arguments: one primitive value changed (the first that can be), confirmed valid. */
+export function otherArguments(tool: JsonObject, args: JsonObject): JsonObject | undefined {
+  const schema = isObject(tool.inputSchema) ? tool.inputSchema : { type: 'object' };
+  const props = isObject(schema.properties) ? schema.properties : {};
+  const validate = checkJsonSchema(schema).validate;
+  if (!validate) return undefined;
+  for (const [key, value] of Object.entries(args)) {
+    const p = isObject(props[key]) ? props[key] : {};
+    const candidates: unknown[] = [];
+    if (Array.isArray(p.enum)) candidates.push(...p.enum.filter((e) => JSON.stringify(e) !== JSON.stringify(value)));
+    else if (typeof value === 'number') candidates.push(value + 1, value - 1);
+    else if (typeof value === 'string') candidates.push(`${value}-other`, value.length > 1 ? value.slice(0, -1) : 'other');
+    else if (typeof value === 'boolean') candidates.push(!value);
+    for (const c of candidates) {
+      const next = { ...args, [key]: c };
+      if (validate(next)) return next;
+    }
+  }
+  return undefined;
+}
+
+export const stateReplay = defineCheck({
+  id: 'mrtr/state-replay',
+  title: 'a requestState replayed on another tool or other arguments is rejected',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  requirement:
+    'To prevent replay, servers SHOULD include an identifier for the originating request (e.g. the method name and a digest of its salient parameters) inside the integrity-protected requestState and verify it, rejecting state presented on a request that does not match.',
+  async run(t) {
+    const tools = (await mrtrTools(t)).filter((x) => {
+      if (x.harmless) t.note(`${x.name}`, 'tampering documented as harmless: not replayed');
+      return !x.harmless;
+    });
+    const stateful = tools.map((x) => ({ x, r: stateRound(x) })).filter((s): s is { x: MrtrTool; r: AskRound & { state: string } } => !!s.r);
+    let judged = 0;
+    for (const [i, { x, r }] of stateful.entries()) {
+      // (a) The state of one tool, presented on another tool's retry (with that tool's own answers).
+      const other = stateful[(i + 1) % stateful.length];
+      if (other && other.x !== x) {
+        const label = `${callLabel(other.x)} retry of round ${other.r.round} carrying the requestState of ${callLabel(x)}`;
+        const sent = await sendRetry(t.session, other.r.ex, { inputResponses: other.r.inputResponses, requestState: r.state });
+        if (sent.exchange || judgeable(t, sent.outcome, label)) {
+          judged++;
+          t.expect(!accepted(sent.exchange), {
+            expected: 'the state rejected (JSON-RPC error, isError, or a fresh input_required)',
+            actual: `${label}: ${sent.exchange ? `completed: ${describeAnswer(sent.exchange)}` : sent.outcome.detail}`,
+            wire: evidence(sent.exchange, sent.outcome),
+          });
+        }
+      }
+      // (b) The state, presented on the same tool with other valid arguments that need state of their own.
+      const args2 = otherArguments(x.tool, x.call.arguments);
+      if (!args2) continue;
+      const fresh = await completeRequest(t.session, 'tools/call', { name: x.name, arguments: args2 }, { answers: x.answers, maxRounds: 1 });
+      const freshRound = fresh.rounds[0];
+      if (!isInputRequired(freshRound) || typeof freshRound?.result?.requestState !== 'string') continue;
+      const label = `${callLabel(x)} with arguments ${show(args2)} carrying the requestState issued for ${show(x.call.arguments)}`;
+      const sent = await sendRetry(t.session, r.ex, { inputResponses: r.inputResponses, requestState: r.state, params: { arguments: args2 } });
+      if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
+      judged++;
+      t.expect(!accepted(sent.exchange), {
+        expected: 'the state rejected (JSON-RPC error, isError, or a fresh input_required)',
+        actual: `${label}: ${sent.exchange ? `completed: ${describeAnswer(sent.exchange)}` : sent.outcome.detail}`,
+        wire: evidence(sent.exchange, sent.outcome),
+      });
+    }
+    if (judged === 0) {
+      t.notObserved('no requestState could be replayed: needs two tools that use requestState, or a tool with requestState whose arguments can be varied');
+    }
+  },
+});
+
+export const missingAnswers = defineCheck({
+  id: 'mrtr/missing-answers',
+  title: 'a retry missing requested answers is asked again, not failed',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'basic/patterns/mrtr', section: 'Error Handling' },
+  requirement:
+    'If the client fails to send all the information requested in a previous InputRequests, and it is necessary, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error.',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    let judged = 0;
+    for (const x of tools) {
+      const r = askingRound(x);
+      if (!r) continue;
+      const keys = Object.keys(r.inputResponses);
+      const dropped = keys.at(-1)!;
+      const partial = Object.fromEntries(Object.entries(r.inputResponses).filter(([k]) => k !== dropped));
+      const label = `${callLabel(x)} retry of round ${r.round} without the answer to ${dropped}`;
+      const sent = await sendRetry(t.session, r.ex, { inputResponses: partial, ...echoState(r.state) });
+      if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
+      judged++;
+      const ex = sent.exchange;
+      t.expect(!!ex?.result && ex.result.isError !== true, {
+        expected: 'a new input_required asking again (or a result, when the answer was not needed)',
+        actual: `${label}: ${ex ? describeAnswer(ex) : sent.outcome.detail}`,
+        wire: evidence(ex, sent.outcome),
+      });
+      if (ex && isInputRequired(ex)) {
+        const again = ex.result!.inputRequests;
+        const wanted = (r.ex.result!.inputRequests as JsonObject)[dropped] as JsonObject;
+        const asks = isObject(again) && Object.values(again).some((q) => isObject(q) && q.method === wanted?.method);
+        t.expect(asks || ex.result!.requestState !== undefined, {
+          expected: `the new input_required to ask for the missing ${show(wanted?.method)} again`,
+          actual: `${label}: ${show(ex.result)}`,
+          wire: ex,
+        });
+      }
+    }
+    if (judged === 0) t.notObserved('no tool asked for input through inputRequests');
+  },
+});
+
+export const extraResponsesIgnored = defineCheck({
+  id: 'mrtr/extra-responses-ignored',
+  title: 'unrecognised extra keys in inputResponses are ignored',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'basic/patterns/mrtr', section: 'Error Handling' },
+  requirement:
+    'If additional, unexpected parameters are provided in the InputResponses object, the server SHOULD ignore any information it does not recognize or need.',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    let judged = 0;
+    for (const x of tools) {
+      const r = askingRound(x);
+      if (!r) continue;
+      let extraKey = 'mcp-conformance-unrequested';
+      while (extraKey in r.inputResponses) extraKey += '-x';
+      const label = `${callLabel(x)} retry of round ${r.round} with an extra inputResponses key ${show(extraKey)}`;
+      const sent = await sendRetry(t.session, r.ex, {
+        inputResponses: { ...r.inputResponses, [extraKey]: { action: 'decline' } },
+        ...echoState(r.state),
+      });
+      if (!sent.exchange) {
+        if (judgeable(t, sent.outcome, label)) t.expect(false, { expected: 'an answer', actual: `${label}: ${sent.outcome.detail}`, wire: sent.outcome.unanswered });
+        continue;
+      }
+      // Drive on from there, as the client would: it must end as the normal drive did.
+      const rest = await continueRequest(t.session, sent.exchange, { answers: x.answers, maxRounds: t.ctx.settings.maxRounds });
+      if (!judgeable(t, rest, label)) continue;
+      judged++;
+      const normalError = !!x.drive.final?.error || x.drive.final?.result?.isError === true;
+      const final = rest.final!;
+      t.expect(normalError || (!final.error && final.result?.isError !== true), {
+        expected: 'the extra key ignored: the exchange ends as it does without it',
+        actual: `${label}: ${describeAnswer(final)} (without the extra key: ${x.drive.final ? describeAnswer(x.drive.final) : x.drive.status})`,
+        wire: rest.rounds.slice(-2),
+      });
+    }
+    if (judged === 0) t.notObserved('no tool asked for input through inputRequests');
+  },
+});
+
+export const malformedResponses = defineCheck({
+  id: 'mrtr/malformed-responses',
+  title: 'malformed inputResponses get a JSON-RPC error',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'basic/patterns/mrtr', section: 'Error Handling' },
+  requirement:
+    'Servers SHOULD validate that the data provided by the client is a valid InputResponses object; protocol errors (invalid schema) SHOULD return a JSON-RPC error response with an appropriate error code and message.',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    let judged = 0;
+    for (const x of tools) {
+      const r = askingRound(x);
+      if (!r) continue;
+      const key = Object.keys(r.inputResponses)[0]!;
+      const variants: Array<{ how: string; value: unknown }> = [
+        { how: 'a string instead of an object', value: 'not-an-object' },
+        { how: 'an array instead of an object', value: [r.inputResponses[key]] },
+        { how: `a number as the answer to ${key}`, value: { ...r.inputResponses, [key]: 42 } },
+        { how: `an answer to ${key} of no InputResponse shape`, value: { ...r.inputResponses, [key]: { action: 'maybe', role: 'nobody' } } },
+      ];
+      for (const v of variants) {
+        const label = `${callLabel(x)} retry of round ${r.round} with inputResponses ${v.how}`;
+        const sent = await sendRetry(t.session, r.ex, { inputResponses: v.value, ...echoState(r.state) });
+        if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
+        judged++;
+        t.expect(!!sent.exchange?.error, {
+          expected: 'a JSON-RPC error response',
+          actual: `${label}: ${sent.exchange ? describeAnswer(sent.exchange) : sent.outcome.detail}`,
+          wire: evidence(sent.exchange, sent.outcome),
+        });
+      }
+    }
+    if (judged === 0) t.notObserved('no tool asked for input through inputRequests');
+  },
+});
+
+/** Methods that do not support input_required, with the params to call them with. */
+const UNSUPPORTED_METHODS: Array<[string, JsonObject]> = [
+  ['server/discover', {}],
+  ['tools/list', {}],
+  ['prompts/list', {}],
+  ['resources/list', {}],
+  ['resources/templates/list', {}],
+];
+
+export const placement = defineCheck({
+  id: 'mrtr/placement',
+  title: 'input_required only on tools/call, prompts/get and resources/read',
+  level: 'MUST',
+  spec: { page: 'basic/patterns/mrtr', section: 'Supported Requests' },
+  requirement: 'Servers MUST NOT send InputRequiredResult responses on any client request other than prompts/get, resources/read and tools/call.',
+  async run(t) {
+    const answered: string[] = [];
+    for (const [method, params] of UNSUPPORTED_METHODS) {
+      // Every input capability declared: a server inclined to ask would ask now.
+      const ex = await t.request(method, params, { meta: { capabilities: { ...INPUT_CAPABILITIES } } });
+      if (ex.result) answered.push(method);
+      t.expect(!isInputRequired(ex), {
+        expected: `no input_required on ${method}`,
+        actual: `${method} answered ${describeAnswer(ex)}`,
+        wire: ex,
+      });
+    }
+    t.note('methods answered with a result', answered);
+  },
+});
+
+export const noCachingHints = defineCheck({
+  id: 'mrtr/no-caching-hints',
+  title: 'input_required results carry no caching hints',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/utilities/caching', section: 'Cacheable Results' },
+  requirement: 'Interim results with resultType "input_required" are not cacheable and carry no caching hints (ttlMs, cacheScope).',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    for (const { x, ex, round } of inputRequiredRounds(tools)) {
+      const problems = cachingHintProblems(ex.result);
+      t.expect(problems.length === 0, {
+        expected: 'neither ttlMs nor cacheScope',
+        actual: `round ${round} of ${callLabel(x)}: ${problems.join('; ')}`,
+        wire: ex,
+      });
+    }
+  },
+});
+
+export const mrtrChecks = [
+  resultType,
+  inputOrState,
+  inputRequestsValid,
+  capabilityGating,
+  roundTrip,
+  retryId,
+  stateIntegrity,
+  stateReplay,
+  missingAnswers,
+  extraResponsesIgnored,
+  malformedResponses,
+  placement,
+  noCachingHints,
+];
