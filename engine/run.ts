@@ -236,6 +236,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       walk,
       allSessions: () => sessions,
       schemaJudged: new Set<string>(),
+      framesJudged: new Set<string>(),
     };
 
     /**

@@ -56,6 +56,8 @@ export interface SuiteContext {
   allSessions(): Session[];
   /** Methods whose responses a check has judged against the schema in this run. */
   readonly schemaJudged: Set<string>;
+  /** Inbound frames (see `frameKey`) a check has judged as its own finding; the wire-wide observers leave them alone. */
+  readonly framesJudged: Set<string>;
 }
 
 /** Thrown to end a check with skip or not-observed. */
@@ -198,6 +200,11 @@ export function defineCheck(def: CheckDef): Check {
   if (!/^[a-z0-9-]+\/[a-z0-9-]+$/.test(def.id)) throw new Error(`check id must be area/slug: ${def.id}`);
   if (!def.run === !def.perTool) throw new Error(`${def.id}: give exactly one of run or perTool`);
   return { ...def, area, transports: def.transports ?? ['stdio', 'http'] };
+}
+
+/** Identifies a frame across copies of it: `connection:seq`. */
+export function frameKey(frame: WireFrame): string {
+  return `${frame.connection}:${frame.seq}`;
 }
 
 /** A short, readable rendering of a JSON value for Expected / Actual lines. */

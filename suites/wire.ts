@@ -3,7 +3,7 @@
  * (basic/index "Messages", basic/patterns, basic/transports).
  */
 import { formatSeconds } from '../harness/errors.js';
-import { defineCheck, type Probe } from './check.js';
+import { defineCheck, frameKey, type Probe } from './check.js';
 import type { Violation, ViolationKind } from '../harness/session.js';
 import type { WireFrame } from './model.js';
 
@@ -16,8 +16,11 @@ const SHOWN = 5;
  */
 function judgeViolations(t: Probe, kinds: ViolationKind[], expected: string, noun = 'message'): void {
   const sessions = t.ctx.allSessions();
-  const kept = sessions.flatMap((s) => s.violations.filter((v) => kinds.includes(v.kind)));
-  const count = sessions.reduce((n, s) => n + s.countOf(...kinds), 0);
+  // A frame another check already judged as its own finding is that check's.
+  const elsewhere = (v: Violation) => !!v.frame && t.ctx.framesJudged.has(frameKey(v.frame));
+  const all = sessions.flatMap((s) => s.violations.filter((v) => kinds.includes(v.kind)));
+  const kept = all.filter((v) => !elsewhere(v));
+  const count = sessions.reduce((n, s) => n + s.countOf(...kinds), 0) - (all.length - kept.length);
   t.note('violations', count);
   if (count === 0) return;
   const shown = kept.slice(0, SHOWN);

@@ -42,8 +42,9 @@ async function hostile(behaviour: string, opts: { http?: boolean; serverArgs?: s
     target = { command: command.join(' ') };
   }
   const result = await runConformance({ ...FAST, ...target, ...opts.run });
-  // The run ended on its own: the engine returned, within the deadline or cut by it.
+  // The run ended on its own (the engine returned, within the deadline or cut by it), and nothing broke inside the suite.
   expect(result.durationMs).toBeGreaterThan(0);
+  expect(result.harnessErrors).toEqual([]);
   const dir = tempDir();
   const junitPath = join(dir, 'junit.xml');
   const jsonPath = join(dir, 'results.json');
