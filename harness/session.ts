@@ -247,13 +247,15 @@ export class Session {
       const timeoutMs = opts.timeoutMs ?? this.opts.requestTimeoutMs;
       const http = new AbortController();
       const scope = currentAbortScope();
+      // Only a request that went out can be cancelled.
+      let sent = false;
       const onAbort = () => {
         http.abort();
         settle(() => {
           const err = new AbortedError(`${method} was abandoned: ${abortReason(opts.signal, scope, this.opts.runSignal)}`);
           err.frames = exchange.frames;
           reject(err);
-          this.cancel(id, 'abandoned by the client');
+          if (sent) this.cancel(id, 'abandoned by the client');
         });
       };
       const signals = [opts.signal, scope, this.opts.runSignal].filter((s): s is AbortSignal => !!s);
@@ -293,6 +295,7 @@ export class Session {
 
       const text = JSON.stringify(message);
       exchange.frames.push(this.record('out', text));
+      sent = true;
       const name = typeof params?.name === 'string' ? params.name : typeof params?.uri === 'string' ? params.uri : undefined;
       const metaVersion = (params?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'];
       const headers = { ...this.paramHeaders(method, params), ...opts.headers };
