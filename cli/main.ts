@@ -7,7 +7,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { findConfig, loadConfig, resolveSecrets, type LoadedConfig } from '../engine/config.js';
-import { DEFAULTS, REVISIONS, runConformance, selectChecks, toolVersion } from '../engine/run.js';
+import { DEFAULTS, runConformance, selectChecks, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { killAllServers } from '../harness/process.js';
 import { renderConsole, writeReports } from '../render/index.js';
 import { catalogue } from '../suites/index.js';
@@ -37,6 +37,7 @@ interface Flags {
   maxPages: number;
   shutdownTimeout: number;
   maxRounds: number;
+  probeTimeout: number;
   color: boolean;
 }
 
@@ -56,7 +57,11 @@ function program(): Command {
     .addOption(new Option('--url <url>', 'Streamable HTTP endpoint of the server'))
     .option('--header <"Name: value">', 'HTTP header sent on every request (repeatable; values never reported)', collect, [])
     .option('--env <KEY=VALUE>', 'environment variable for the launched server (repeatable; values never reported)', collect, [])
-    .addOption(new Option('--spec <revision>', 'protocol revision').choices([...REVISIONS]).default(DEFAULTS.spec))
+    .addOption(
+      new Option('--spec <revision>', 'protocol revision: auto (detect the era), 2026-07-28, draft, 2025-11-25 (legacy), or all (both eras)')
+        .choices([...SPEC_CHOICES])
+        .default(DEFAULTS.spec),
+    )
     .option('--schema <path>', 'validate messages against this schema.json instead of the bundled one')
     .option('--check <id-or-glob>', "run only matching checks, e.g. 'tools-list/*' (repeatable)", collect, [])
     .option('--strict', 'count warnings (broken SHOULDs) as failures', false)
@@ -76,6 +81,7 @@ function program(): Command {
       DEFAULTS.shutdownGraceMs,
     )
     .option('--max-rounds <n>', 'most requests one input_required round trip sends before it is judged non-terminating', positiveInt('--max-rounds'), DEFAULTS.maxRounds)
+    .option('--probe-timeout <ms>', 'auto: how long the server/discover era probe waits before falling back to initialize', positiveInt('--probe-timeout'), DEFAULTS.probeTimeoutMs)
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -92,6 +98,7 @@ function program(): Command {
         level: c.level,
         spec: `${c.spec.page}#${c.spec.section}`,
         transports: c.transports,
+        revisions: c.revisions,
         title: c.title,
         requirement: c.requirement,
       }));
@@ -101,7 +108,7 @@ function program(): Command {
       }
       const width = Math.max(...checks.map((c) => c.id.length));
       for (const c of checks) {
-        const only = c.transports.length === 1 ? ` [${c.transports[0]} only]` : '';
+        const only = `${c.transports.length === 1 ? ` [${c.transports[0]} only]` : ''}${c.revisions.length === 1 ? ` [${c.revisions[0]} era only]` : ''}`;
         process.stdout.write(`${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec}${only}\n    ${c.title}\n`);
       }
       process.stdout.write(`${checks.length} checks\n`);
@@ -241,6 +248,7 @@ export async function main(argv: string[]): Promise<number> {
       maxPages: flags.maxPages,
       shutdownGraceMs: flags.shutdownTimeout,
       maxRounds: flags.maxRounds,
+      probeTimeoutMs: flags.probeTimeout,
       config: loaded?.config,
       cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,

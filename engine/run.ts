@@ -11,15 +11,21 @@ import { packageRoot } from '../harness/paths.js';
 import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
 import { withAbortScope } from '../harness/scope.js';
-import type { Exchange, JsonObject, Session } from '../harness/session.js';
+import type { Exchange, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
-import { Probe, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
+import { Probe, requirementFor, VerdictSignal, type Check, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import type { Config } from './config.js';
-import { summarize, type CheckResult, type RunResult, type SubjectResult, type TransportKind } from '../suites/model.js';
+import { openEra, type EraMode } from './eras.js';
+import { runBothEras } from './all-eras.js';
+import { summarize, type CheckResult, type Era, type RunResult, type SubjectResult, type TransportKind } from '../suites/model.js';
+import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
 
-export const REVISIONS = ['2026-07-28', 'draft'] as const;
+/** Protocol revisions the suite speaks: modern (2026-07-28, draft) and legacy (2025-11-25). */
+export const REVISIONS = ['2026-07-28', 'draft', '2025-11-25'] as const;
+/** What `--spec` accepts: a revision, `auto` (detect the server's era) or `all` (every era, one run each). */
+export const SPEC_CHOICES = ['auto', ...REVISIONS, 'all'] as const;
 
 export interface RunOptions {
   command?: string;
@@ -27,8 +33,14 @@ export interface RunOptions {
   headers?: Record<string, string>;
   env?: Record<string, string>;
   cwd?: string;
-  /** Protocol revision (default: the newest released one). */
+  /**
+   * Protocol revision, `auto` (the default: the newest released revision the
+   * server speaks, detected as the spec tells a dual-era client to), or `all`
+   * (one run per era).
+   */
   spec?: string;
+  /** auto: how long the server/discover era probe may go unanswered before falling back to initialize. */
+  probeTimeoutMs?: number;
   /** Validate against this schema file instead of the bundled one. */
   schemaPath?: string;
   /** Check ids or globs; empty selects every check. */
@@ -52,7 +64,8 @@ export interface RunOptions {
 }
 
 export const DEFAULTS = {
-  spec: '2026-07-28',
+  spec: 'auto',
+  probeTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
   checkTimeoutMs: 60_000,
   runTimeoutMs: 600_000,
@@ -81,6 +94,7 @@ export function selectChecks(patterns: string[] | undefined, all: Check[] = cata
 }
 
 export async function runConformance(options: RunOptions): Promise<RunResult> {
+  if (options.spec === 'all') return runBothEras(options, runConformance);
   const o = { ...DEFAULTS, ...stripUndefined(options) };
   const started = Date.now();
   const clock = () => Date.now() - started;
@@ -123,20 +137,25 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     return result;
   };
 
-  if (!(REVISIONS as readonly string[]).includes(o.spec)) {
-    result.aborted = `unknown --spec ${o.spec} (known: ${REVISIONS.join(', ')})`;
+  if (!(SPEC_CHOICES as readonly string[]).includes(o.spec)) {
+    result.aborted = `unknown --spec ${o.spec} (known: ${SPEC_CHOICES.join(', ')})`;
     return finish();
   }
+  const mode: EraMode = o.spec === 'auto' ? 'auto' : o.spec === LEGACY_REVISION ? 'legacy' : 'modern';
+  const modernRevision = mode === 'modern' ? o.spec : MODERN_REVISION;
   const checks = selectChecks(o.checks);
   if (checks.length === 0) {
     result.aborted = `no check matches --check ${(o.checks ?? []).join(', ')} (see "mcp-conformance list")`;
     return finish();
   }
+  // --schema replaces the schema of the revision named by --spec (auto: the modern one).
   let schema: ProtocolSchema;
+  let legacySchema: ProtocolSchema;
   try {
     // Fields a selected check owns are that check's to judge, not the schema checks'.
     const setAside = [...new Set(checks.flatMap((c) => c.resultFields ?? []))];
-    schema = ProtocolSchema.load(o.spec, o.schemaPath, { setAside });
+    schema = ProtocolSchema.load(modernRevision, mode === 'legacy' ? undefined : o.schemaPath, { setAside });
+    legacySchema = ProtocolSchema.load(LEGACY_REVISION, mode === 'legacy' ? o.schemaPath : undefined, { setAside });
   } catch (err) {
     result.aborted = (err as Error).message;
     return finish();
@@ -162,7 +181,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       headers: o.headers ?? {},
       env: o.env ?? {},
       cwd: o.cwd,
-      revision: o.spec,
+      revision: modernRevision,
       schema,
       redactor,
       requestTimeoutMs: o.requestTimeoutMs,
@@ -173,18 +192,18 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       runSignal: stop.signal,
     });
     const t = target;
-    primary = await t.connect();
-    sessions.push(primary);
-
-    const discovery = await discover(primary, t);
-    if (discovery.fatal) {
-      result.aborted = discovery.fatal;
+    const opening = await openEra(t, { mode, modernRevision, modernSchema: schema, legacySchema, probeTimeoutMs: o.probeTimeoutMs });
+    sessions.push(...opening.sessions);
+    if (opening.fatal || !opening.primary) {
+      result.aborted = opening.fatal ?? 'no connection to the server';
       return finish();
     }
-    const server = (discovery.exchange?.result?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/serverInfo'] as
-      | JsonObject
-      | undefined;
-    if (server) result.server = { name: String(server.name ?? ''), version: String(server.version ?? '') };
+    primary = opening.primary;
+    const discovery = opening.discovery;
+    result.revision = opening.revision;
+    if (opening.era) result.era = opening.era;
+    if (opening.server) result.server = opening.server;
+    const era = opening.era?.era ?? 'modern';
 
     const primaryWalks = new Map<ListMethod, Promise<ListWalk>>();
     const freshWalks = new Map<ListMethod, Promise<ListWalk>>();
@@ -219,13 +238,14 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     let checkSessions: Session[] = [];
     const ctx: SuiteContext = {
       transport,
-      revision: o.spec,
+      revision: opening.revision,
+      era,
       settings: { requestTimeoutMs: o.requestTimeoutMs, maxPages: o.maxPages, maxRounds: o.maxRounds, maxMessageBytes: o.maxMessageBytes },
       config: o.config ?? {},
       signal: stop.signal,
       session: () => primary!,
-      openSession: async () => {
-        const s = await t.connect();
+      openSession: async (opts) => {
+        const s = await t.connect(opts);
         sessions.push(s);
         checkSessions.push(s);
         return s;
@@ -266,18 +286,18 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       // Observers judge what the run saw; they send nothing, so they run even after the run was cut short.
       if (!check.observer) {
         if (stop.signal.aborted) {
-          result.checks.push(withResults(check, [notRun(`not run: ${reasonOf(stop.signal)}`)]));
+          result.checks.push(withResults(check, [notRun(`not run: ${reasonOf(stop.signal)}`)], era));
           continue;
         }
         if (!(await ensurePrimary(previous))) {
-          result.checks.push(withResults(check, [notRun(`not run: ${gaveUp}`)]));
+          result.checks.push(withResults(check, [notRun(`not run: ${gaveUp}`)], era));
           continue;
         }
       }
       checkSessions = [];
       const results = await runCheck(check, ctx, o.checkTimeoutMs, result.harnessErrors, t);
       for (const s of checkSessions) await t.disconnect(s);
-      previous = withResults(check, results);
+      previous = withResults(check, results, era);
       result.checks.push(previous);
     }
     if (stop.signal.aborted && !result.aborted) result.aborted = reasonOf(stop.signal);
@@ -293,34 +313,6 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   return finish();
 }
 
-interface DiscoveryOutcome extends Discovery {
-  /** Set when the run cannot go on (no answer at all). */
-  fatal?: string;
-}
-
-/** server/discover on the first connection; no answer at all ends the run (exit 2). */
-async function discover(session: Session, target: Target): Promise<DiscoveryOutcome> {
-  try {
-    const exchange = await session.request('server/discover');
-    if (exchange.error) {
-      return { exchange, problem: `server/discover answered with JSON-RPC error ${JSON.stringify(exchange.error)}` };
-    }
-    const caps = exchange.result?.capabilities;
-    return {
-      exchange,
-      capabilities: typeof caps === 'object' && caps !== null && !Array.isArray(caps) ? (caps as JsonObject) : undefined,
-      problem: 'server/discover result has no capabilities object',
-    };
-  } catch (err) {
-    const tail = target.stderrTail(session, 3).trim().split('\n').pop();
-    const cause = err instanceof Error ? err.message : String(err);
-    const garbage = session.violations.find((v) => v.kind === 'not-json' || v.kind === 'not-jsonrpc' || v.kind === 'oversized-message');
-    const seen = garbage ? `; it wrote instead: ${garbage.detail}` : '';
-    const stderr = tail && !cause.includes(tail) ? `; stderr: ${tail}` : '';
-    return { fatal: `the server did not answer server/discover (${cause})${seen}${stderr}` };
-  }
-}
-
 async function runCheck(
   check: Check,
   ctx: SuiteContext,
@@ -328,14 +320,22 @@ async function runCheck(
   harnessErrors: string[],
   target: Target,
 ): Promise<SubjectResult[]> {
+  if (!check.revisions.includes(ctx.era)) {
+    const reason =
+      ctx.era === 'legacy'
+        ? `applies from ${MODERN_REVISION} (this run speaks ${ctx.revision}, the legacy era)`
+        : `applies to ${LEGACY_REVISION} (the legacy era) only; this run speaks ${ctx.revision}`;
+    return [verdictOnly('server', 'skip', reason)];
+  }
   if (!check.transports.includes(ctx.transport)) {
     return [verdictOnly('server', 'skip', `applies to the ${check.transports.join(' and ')} transport only`)];
   }
   if (check.capability) {
     const caps = ctx.discovery().capabilities;
-    if (!caps) return [verdictOnly('server', 'not-observed', `server/discover gave no capabilities to check "${check.capability}" against`)];
+    const where = ctx.era === 'legacy' ? 'initialize' : 'server/discover';
+    if (!caps) return [verdictOnly('server', 'not-observed', `${where} gave no capabilities to check "${check.capability}" against`)];
     if (caps[check.capability] === undefined) {
-      return [verdictOnly('server', 'skip', `the server does not declare the ${check.capability} capability in server/discover`)];
+      return [verdictOnly('server', 'skip', `the server does not declare the ${check.capability} capability in ${where}`)];
     }
   }
   if (check.run) return [await runSubject(check, ctx, 'server', budgetMs, harnessErrors, target, (t) => check.run!(t))];
@@ -446,15 +446,16 @@ function firstClause(reason: string): string {
   return reason.split(';')[0]!;
 }
 
-function withResults(check: Check, results: SubjectResult[]): CheckResult {
+function withResults(check: Check, results: SubjectResult[], era: Era = 'modern'): CheckResult {
   return {
     id: check.id,
     area: check.area,
     title: check.title,
     level: check.level,
     spec: check.spec,
-    requirement: check.requirement,
+    requirement: requirementFor(check, era),
     transports: check.transports,
+    revisions: check.revisions,
     results,
   };
 }

@@ -3,6 +3,11 @@
  * is its own POST; the answer is a JSON body or an SSE stream scoped to the
  * request. Each transport instance owns its own agent, so a new instance is a
  * new TCP connection.
+ *
+ * Legacy era (2025-11-25/basic/transports "Streamable HTTP"): the session id
+ * the server assigns (`Mcp-Session-Id` on a response) is sent on every later
+ * request, a standalone GET stream carries messages outside any call, and
+ * closing ends the session with an HTTP DELETE.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -25,6 +30,10 @@ export class HttpTransport implements Transport {
   private readonly agent: http.Agent;
   private readonly open = new Set<http.ClientRequest>();
   private closed = false;
+  /** Legacy era: the session id the server assigned, and the version header in use. */
+  private legacySessionId: string | undefined;
+  private legacyVersion: string | undefined;
+  private legacy = false;
 
   constructor(private readonly opts: HttpOptions) {
     this.url = new URL(opts.url);
@@ -36,22 +45,62 @@ export class HttpTransport implements Transport {
     this.sink = sink;
   }
 
+  /** The session id a legacy server assigned (undefined: none, or the modern era). */
+  get sessionId(): string | undefined {
+    return this.legacySessionId;
+  }
+
   send(text: string, info: SendInfo): Promise<SendOutcome> {
-    const sink = this.sink!;
-    const headers: Record<string, string> = {
-      ...this.opts.headers,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
+    const headers: Record<string, string> =
+      info.era === 'legacy'
+        ? { ...this.opts.headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...this.legacyHeaders(info) }
+        : {
+            ...this.opts.headers,
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+            ...(info.protocolVersion ? { 'MCP-Protocol-Version': info.protocolVersion } : {}),
+            ...(info.method ? { 'Mcp-Method': info.method } : {}),
+            ...(info.name !== undefined ? { 'Mcp-Name': encodeHeaderValue(info.name) } : {}),
+            ...info.headers,
+          };
+    // Which POST an answer came on: a request's (by id), or a notification's.
+    const origin = info.id !== undefined ? { requestId: info.id } : { notification: true };
+    return this.exchange('POST', headers, text, info.signal, false, origin);
+  }
+
+  listen(info: SendInfo): Promise<SendOutcome> {
+    const headers = { ...this.opts.headers, Accept: 'text/event-stream', ...this.legacyHeaders(info) };
+    return this.exchange('GET', headers, undefined, info.signal, true, {});
+  }
+
+  private legacyHeaders(info: SendInfo): Record<string, string> {
+    this.legacy = true;
+    if (info.protocolVersion) this.legacyVersion = info.protocolVersion;
+    return {
       ...(info.protocolVersion ? { 'MCP-Protocol-Version': info.protocolVersion } : {}),
-      ...(info.method ? { 'Mcp-Method': info.method } : {}),
-      ...(info.name !== undefined ? { 'Mcp-Name': encodeHeaderValue(info.name) } : {}),
+      ...(this.legacySessionId !== undefined ? { 'Mcp-Session-Id': this.legacySessionId } : {}),
       ...info.headers,
     };
+  }
+
+  /**
+   * One HTTP exchange. Resolves when the body (or SSE stream) has ended, or
+   * with `early` as soon as the answer's headers arrived (the GET stream).
+   */
+  private exchange(
+    method: 'POST' | 'GET',
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+    early: boolean,
+    origin: Pick<HttpInfo, 'requestId' | 'notification'>,
+  ): Promise<SendOutcome> {
+    const sink = this.sink!;
     const lib = this.url.protocol === 'https:' ? https : http;
     const max = this.opts.maxMessageBytes;
     return new Promise<SendOutcome>((resolve, reject) => {
       if (this.closed) return reject(new TransportError('connection closed'));
-      const req = lib.request(this.url, { method: 'POST', headers, agent: this.agent, signal: info.signal });
+      const req = lib.request(this.url, { method, headers, agent: this.agent, signal });
       this.open.add(req);
       req.on('close', () => this.open.delete(req));
       req.on('error', (err: NodeJS.ErrnoException) => {
@@ -60,14 +109,21 @@ export class HttpTransport implements Transport {
       });
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
+        const assigned = res.headers['mcp-session-id'];
+        if (this.legacy && this.legacySessionId === undefined && typeof assigned === 'string' && assigned !== '') {
+          this.legacySessionId = assigned;
+        }
         const contentType = String(res.headers['content-type'] ?? '');
         const isSse = contentType.toLowerCase().startsWith('text/event-stream');
-        const httpInfo: HttpInfo = {
-          status,
-          contentType,
-          stream: isSse,
-          ...(info.id !== undefined ? { requestId: info.id } : { notification: true }),
-        };
+        const httpInfo: HttpInfo = { status, contentType, stream: isSse, ...origin };
+        if (early) {
+          resolve({ http: httpInfo });
+          // A GET answered without a stream (405: none offered) carries nothing for the session.
+          if (!isSse || status < 200 || status >= 300) {
+            res.resume();
+            return;
+          }
+        }
         let delivered = false;
         let oversized = false;
         let snippet = '';
@@ -142,15 +198,39 @@ export class HttpTransport implements Transport {
           resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }), ...(oversized ? { oversized } : {}) }),
         );
       });
-      req.end(text);
+      req.end(body);
     });
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     for (const req of this.open) req.destroy();
     this.open.clear();
+    if (this.legacySessionId !== undefined) await this.endSession(this.legacySessionId);
     this.agent.destroy();
+  }
+
+  /** Legacy era: tell the server the session is over (HTTP DELETE; 405 means it does not allow that). */
+  private endSession(sessionId: string): Promise<void> {
+    const lib = this.url.protocol === 'https:' ? https : http;
+    const headers: Record<string, string> = {
+      ...this.opts.headers,
+      'Mcp-Session-Id': sessionId,
+      ...(this.legacyVersion ? { 'MCP-Protocol-Version': this.legacyVersion } : {}),
+    };
+    return new Promise<void>((resolve) => {
+      const req = lib.request(this.url, { method: 'DELETE', headers, agent: this.agent, timeout: 1000 });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+        res.on('error', () => resolve());
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => resolve());
+      req.on('close', () => resolve());
+      req.end();
+    });
   }
 }
 

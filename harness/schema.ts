@@ -35,6 +35,14 @@ const NOTIFICATION_DEFS: Record<string, string> = {
   'notifications/subscriptions/acknowledged': 'SubscriptionsAcknowledgedNotification',
 };
 
+/** Requests a server may send to the client (legacy era). */
+const SERVER_REQUEST_DEFS: Record<string, string> = {
+  ping: 'PingRequest',
+  'roots/list': 'ListRootsRequest',
+  'sampling/createMessage': 'CreateMessageRequest',
+  'elicitation/create': 'ElicitRequest',
+};
+
 export const KNOWN_REVISIONS = ['2026-07-28', 'draft', '2025-11-25'] as const;
 export type Revision = (typeof KNOWN_REVISIONS)[number];
 
@@ -125,7 +133,12 @@ export class ProtocolSchema {
    * response answers, when known.
    */
   validateInbound(msg: Record<string, unknown>, method?: string): { def: string; errors: string[] } {
-    if ('method' in msg && 'id' in msg) return { def: 'JSONRPCRequest', errors: this.validate('JSONRPCRequest', msg) };
+    if ('method' in msg && 'id' in msg) {
+      const envelope = this.validate('JSONRPCRequest', msg);
+      const def = SERVER_REQUEST_DEFS[String(msg.method)];
+      if (envelope.length || !def || !this.defs.has(def)) return { def: 'JSONRPCRequest', errors: envelope };
+      return { def, errors: this.validate(def, msg) };
+    }
     if ('method' in msg) {
       const def = this.notificationDefFor(String(msg.method));
       const envelope = this.validate('JSONRPCNotification', msg);

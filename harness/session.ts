@@ -6,8 +6,9 @@
  * validates every inbound message against the protocol schema, redacts
  * secrets, and keeps a timestamped wire log of every frame.
  */
+import { modernProfile, type Era, type EraProfile } from './era.js';
 import { AbortedError, ConnectionClosedError, RequestTimeoutError, TransportError } from './errors.js';
-import { buildMeta, findHeaderAnnotations, mirrorHeaders, wireVersion, type HeaderAnnotation, type MetaOptions } from './protocol.js';
+import { findHeaderAnnotations, mirrorHeaders, type HeaderAnnotation, type MetaOptions } from './protocol.js';
 import type { StopOutcome } from './process.js';
 import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
@@ -119,6 +120,8 @@ export interface SessionOptions {
   maxLogChars?: number;
   /** Aborted when the run is interrupted or passes its deadline. */
   runSignal?: AbortSignal;
+  /** The era's rules for this connection (default: modern, from `revision` and `schema`). */
+  profile?: EraProfile;
 }
 
 type Listener = (msg: JsonObject, frame: WireFrame) => void;
@@ -160,12 +163,34 @@ export class Session {
   readonly internalErrors: string[] = [];
   private seq = 0;
   private closedReason: string | undefined;
+  private profile: EraProfile;
 
   constructor(
     readonly transport: Transport,
     private readonly opts: SessionOptions,
   ) {
     this.kind = transport.kind;
+    this.profile = opts.profile ?? modernProfile(opts.revision, opts.schema);
+  }
+
+  /** The protocol era this connection speaks. */
+  get era(): Era {
+    return this.profile.era;
+  }
+
+  /** The protocol version in use (legacy: the negotiated one, once known). */
+  get protocolVersion(): string {
+    return this.profile.version;
+  }
+
+  /** Legacy era, HTTP: the `Mcp-Session-Id` the server assigned (undefined: none). */
+  get sessionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  /** Switch the era rules of this connection (the legacy handshake does, once a version is negotiated). */
+  useProfile(profile: EraProfile): void {
+    this.profile = profile;
   }
 
   get connection(): number {
@@ -212,7 +237,7 @@ export class Session {
    * connection closed, HTTP answer without JSON-RPC, abort).
    */
   request(method: string, params: JsonObject = {}, opts: RequestOptions = {}): Promise<Exchange> {
-    const meta = buildMeta(wireVersion(this.opts.revision), opts.meta);
+    const meta = this.profile.meta(opts.meta);
     const fullParams: JsonObject = { ...params };
     if (meta) fullParams._meta = { ...(params._meta as JsonObject | undefined), ...meta };
     const id = opts.id ?? this.nextId();
@@ -225,14 +250,27 @@ export class Session {
     return this.send(message, opts);
   }
 
-  /** Send a notification (no id, no response). Resolves with its frame once sent. */
+  /** Send a notification (no id, no response); resolves with its frame once the transport took it. */
   async notify(method: string, params: JsonObject = {}, opts: { meta?: MetaOptions } = {}): Promise<WireFrame> {
-    const meta = buildMeta(wireVersion(this.opts.revision), opts.meta);
+    const meta = this.profile.meta(opts.meta);
     const message = { jsonrpc: '2.0', method, params: meta ? { ...params, _meta: meta } : params };
     const text = JSON.stringify(message);
     const frame = this.record('out', text);
-    await this.transport.send(text, { method, protocolVersion: meta ? wireVersion(this.opts.revision) : undefined });
+    const version = meta ? this.profile.version : this.profile.headerVersion;
+    await this.transport.send(text, { method, protocolVersion: version, era: this.profile.era });
     return frame;
+  }
+
+  /**
+   * Legacy era, HTTP: open the standalone GET stream on which the server sends
+   * requests and notifications unrelated to a call. Resolves with its HTTP
+   * status once the answer's headers arrived (405: the server offers none);
+   * undefined on stdio, where everything arrives on stdout.
+   */
+  async listen(): Promise<number | undefined> {
+    if (!this.transport.listen || this.closedReason) return undefined;
+    const outcome = await this.transport.listen({ protocolVersion: this.profile.headerVersion, era: this.profile.era });
+    return outcome.http?.status;
   }
 
   private send(message: JsonObject & { id: RequestId; method: string }, opts: RequestOptions): Promise<Exchange> {
@@ -304,9 +342,10 @@ export class Session {
           id,
           method,
           name: method === 'tools/call' || method === 'prompts/get' || method === 'resources/read' ? name : undefined,
-          protocolVersion: opts.headerVersion ?? (typeof metaVersion === 'string' ? metaVersion : undefined),
+          protocolVersion: opts.headerVersion ?? (typeof metaVersion === 'string' ? metaVersion : this.profile.headerVersion),
           headers,
           signal: http.signal,
+          era: this.profile.era,
         })
         .then((outcome) => {
           // On HTTP the POST is over: a request still waiting got no JSON-RPC response.
@@ -431,11 +470,15 @@ export class Session {
     }
     if ('method' in obj && 'id' in obj) {
       this.received.other++;
-      this.violate(
-        'server-request',
-        `the server sent a JSON-RPC request (${truncate(String(obj.method), 100)}, id ${truncate(JSON.stringify(obj.id) ?? 'undefined', 50)}); servers MUST NOT send requests in this revision`,
-        frame,
-      );
+      if (this.profile.answer) {
+        this.answerServerRequest(obj, frame);
+      } else {
+        this.violate(
+          'server-request',
+          `the server sent a JSON-RPC request (${truncate(String(obj.method), 100)}, id ${truncate(JSON.stringify(obj.id) ?? 'undefined', 50)}); servers MUST NOT send requests in this revision`,
+          frame,
+        );
+      }
     } else if ('method' in obj) {
       this.received.notifications++;
       const checked = this.validate(obj);
@@ -454,7 +497,7 @@ export class Session {
   /** Schema validation that never throws: a message too deep for the validator is reported as unvalidated. */
   private validate(obj: JsonObject, method?: string): { def: string; errors: string[]; unvalidated?: string } {
     try {
-      return this.opts.schema.validateInbound(obj, method);
+      return this.profile.schema.validateInbound(obj, method);
     } catch (err) {
       const why = err instanceof RangeError ? 'it is nested too deeply for the validator' : err instanceof Error ? err.message : String(err);
       return { def: 'message', errors: [], unvalidated: why };
@@ -526,6 +569,27 @@ export class Session {
     void this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => {});
   }
 
+  /**
+   * Legacy era: a server-initiated request (sampling, elicitation, roots,
+   * ping) is validated, answered by the era's client, and the answer sent back
+   * on the same connection (HTTP: as its own POST).
+   */
+  private answerServerRequest(obj: JsonObject, frame: WireFrame): void {
+    const checked = this.validate(obj);
+    if (checked.unvalidated) this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
+    else if (checked.errors.length) {
+      this.violate('schema-invalid', `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`, frame);
+    }
+    const params = typeof obj.params === 'object' && obj.params !== null ? (obj.params as JsonObject) : undefined;
+    const answer = this.profile.answer!(String(obj.method), params);
+    const text = JSON.stringify({ jsonrpc: '2.0', id: obj.id, ...answer });
+    if (this.closedReason) return;
+    this.record('out', text);
+    this.transport
+      .send(text, { protocolVersion: this.profile.headerVersion, era: this.profile.era })
+      .catch(() => undefined);
+  }
+
   private onClosed(reason: string): void {
     if (this.closedReason) return;
     this.closedReason = reason;
@@ -563,7 +627,7 @@ export class Session {
   }
 
   private paramHeaders(method: string, params: JsonObject | undefined): Record<string, string> {
-    if (this.kind !== 'http' || method !== 'tools/call' || typeof params?.name !== 'string') return {};
+    if (this.kind !== 'http' || this.profile.era !== 'modern' || method !== 'tools/call' || typeof params?.name !== 'string') return {};
     const found = this.headerAnnotations.get(params.name);
     return found ? mirrorHeaders(found, params.arguments) : {};
   }

@@ -2,9 +2,14 @@
  * The server under test, as the user named it: a command (stdio), a URL
  * (Streamable HTTP), or both (launch the command, wait until the URL answers,
  * test it, stop it). `connect()` opens a fresh connection: a new process on
- * stdio, a new TCP connection on HTTP.
+ * stdio, a new TCP connection on HTTP. Once the run knows the server's era
+ * (`useEra`), every fresh legacy connection opens with the `initialize`
+ * handshake.
  */
 import net from 'node:net';
+import { modernProfile, type Era, type EraProfile } from './era.js';
+import { TransportError } from './errors.js';
+import { legacyClientProfile, legacyHandshake, type Handshake } from './legacy.js';
 import { HttpTransport } from './http.js';
 import { ServerProcess } from './process.js';
 import { Redactor } from './redact.js';
@@ -40,9 +45,36 @@ export class Target {
   private readonly sessions = new Set<Session>();
   private httpServer: ServerProcess | undefined;
   private connections = 0;
+  private era: { era: Era; schema: ProtocolSchema };
+  private readonly handshakes = new WeakMap<Session, Handshake>();
 
   private constructor(readonly opts: TargetOptions) {
     this.kind = opts.url ? 'http' : 'stdio';
+    this.era = { era: 'modern', schema: opts.schema };
+  }
+
+  /** Speak `era` (validated against `schema`) on every connection opened from now on. */
+  useEra(era: Era, schema: ProtocolSchema): void {
+    this.era = { era, schema };
+  }
+
+  get currentEra(): Era {
+    return this.era.era;
+  }
+
+  /** The schema of the era in use. */
+  get schema(): ProtocolSchema {
+    return this.era.schema;
+  }
+
+  /** The legacy handshake a connection opened with (legacy era). */
+  handshakeOf(session: Session): Handshake | undefined {
+    return this.handshakes.get(session);
+  }
+
+  /** Record a handshake done outside `connect()` (the era detection's fallback). */
+  recordHandshake(session: Session, hs: Handshake): void {
+    this.handshakes.set(session, hs);
   }
 
   /** Validate the target; for command + URL, launch the server and wait until it accepts connections. */
@@ -72,8 +104,12 @@ export class Target {
     return t instanceof StdioTransport ? t.stderrTail(lines) : '';
   }
 
-  /** Open a fresh connection (stdio: a new server process). */
-  async connect(): Promise<Session> {
+  /**
+   * Open a fresh connection (stdio: a new server process). In the legacy era
+   * it opens with the handshake unless `handshake: false` (for probes of the
+   * handshake itself); a failed handshake closes it and throws.
+   */
+  async connect(opts: { handshake?: boolean } = {}): Promise<Session> {
     const o = this.opts;
     const connection = ++this.connections;
     const transport = o.url
@@ -86,17 +122,34 @@ export class Target {
           maxMessageBytes: o.maxMessageBytes,
           shutdownGraceMs: o.shutdownGraceMs,
         });
+    const era = this.era;
+    const profile: EraProfile = era.era === 'legacy' ? legacyClientProfile(era.schema) : modernProfile(o.revision, era.schema);
     const session = new Session(transport, {
       connection,
       revision: o.revision,
       redactor: o.redactor,
-      schema: o.schema,
+      schema: era.schema,
       requestTimeoutMs: o.requestTimeoutMs,
       clock: o.clock,
       runSignal: o.runSignal,
+      profile,
     });
     await session.start();
     this.sessions.add(session);
+    if (era.era === 'legacy' && opts.handshake !== false) {
+      let hs: Handshake;
+      try {
+        hs = await legacyHandshake(session, era.schema);
+      } catch (err) {
+        await this.disconnect(session);
+        throw err;
+      }
+      this.handshakes.set(session, hs);
+      if (hs.problem) {
+        await this.disconnect(session);
+        throw new TransportError(`the initialize handshake failed on connection ${connection}: ${hs.problem}`);
+      }
+    }
     return session;
   }
 

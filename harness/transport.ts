@@ -38,6 +38,11 @@ export interface SendInfo {
   headers?: Record<string, string>;
   /** Aborting ends the message's exchange (on HTTP: closes the response stream). */
   signal?: AbortSignal;
+  /**
+   * The protocol era of the connection. On HTTP, legacy messages carry the
+   * session id (`Mcp-Session-Id`) and none of the modern `Mcp-*` headers.
+   */
+  era?: 'modern' | 'legacy';
 }
 
 /** How one exchange ended at transport level (HTTP only carries anything here). */
@@ -57,6 +62,14 @@ export interface Transport {
    * once on stdio, when the response body (or SSE stream) ends on HTTP.
    */
   send(text: string, info: SendInfo): Promise<SendOutcome>;
+  /**
+   * Legacy era, HTTP only: open the standalone GET stream for messages the
+   * server sends outside any call. Resolves once the answer's headers arrived;
+   * the stream's messages go to the sink until it ends or the transport closes.
+   */
+  listen?(info: SendInfo): Promise<SendOutcome>;
+  /** Legacy era, HTTP: the session id the server assigned, if any. */
+  readonly sessionId?: string;
   /** Close the connection and release every resource; never throws. */
   close(): Promise<void>;
   /** stdio: how the server process ended when the connection was closed. */

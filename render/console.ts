@@ -81,6 +81,7 @@ const VERDICT_STYLE: Record<Verdict, Style[]> = {
 const pad = (n: number): string => ' '.repeat(n);
 
 export function renderConsole(run: RunResult, opts: ConsoleOptions): string {
+  if (run.eras) return renderEras(run, opts);
   const paint = painter(opts.color);
   const verbose = opts.verbose === true;
   const out: string[] = [];
@@ -97,12 +98,34 @@ export function renderConsole(run: RunResult, opts: ConsoleOptions): string {
   return out.join('\n') + '\n';
 }
 
+/** `--spec all`: each era's complete report in turn, then the combined result. */
+function renderEras(run: RunResult, opts: ConsoleOptions): string {
+  const paint = painter(opts.color);
+  const parts = (run.eras ?? []).map((era) => {
+    const title = `━━ ${safeText(era.revision)}${era.era ? ` (${safeText(era.era.era)} era)` : ''} ━━`;
+    return `${paint(title, 'bold')}\n${renderConsole(era, opts)}`;
+  });
+  const s = run.summary;
+  const lines = [
+    paint('━━ all eras ━━', 'bold'),
+    `${paint('Summary:', 'bold')} ${s.pass} pass, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.notObserved} not observed  (${s.total} results, ${(run.eras ?? []).length} eras, ${formatDuration(run.durationMs)})`,
+  ];
+  const word: Record<0 | 1 | 2, [string, Style[]]> = {
+    0: ['PASSED', ['green', 'bold']],
+    1: ['FAILED', ['red', 'bold']],
+    2: ['ERROR (the run could not complete)', ['red', 'bold']],
+  };
+  const [text, style] = word[run.exitCode];
+  lines.push(`${paint('Result:', 'bold')} ${paint(text, ...style)}`);
+  return `${parts.join('\n')}\n${lines.join('\n')}\n`;
+}
+
 function renderHeader(run: RunResult, paint: Paint, out: string[]): void {
   out.push(paint(`${safeText(run.tool.name)} ${safeText(run.tool.version)}`, 'bold'));
   const where = run.target.transport === 'http' ? run.target.url : run.target.command;
   const rows: Array<[string, string]> = [
     ['Target', `${safeText(run.target.transport)}  ${where !== undefined ? safeText(where) : '(unknown)'}`],
-    ['Revision', safeText(run.revision)],
+    ['Revision', safeText(run.revision) + (run.era ? paint(`  (${eraText(run)})`, 'dim') : '')],
   ];
   if (run.server && (run.server.name !== undefined || run.server.version !== undefined)) {
     const name = run.server.name !== undefined ? safeClip(run.server.name, 200) : '(unnamed)';
@@ -114,6 +137,13 @@ function renderHeader(run: RunResult, paint: Paint, out: string[]): void {
   if (run.seed !== undefined) rows.push(['Seed', safeText(run.seed)]);
   if (run.strict) rows.push(['Mode', 'strict (warnings count as failures)']);
   for (const [label, value] of rows) out.push(`  ${(label + ':').padEnd(10)} ${value}`);
+}
+
+/** `legacy era, detected: …` — how the run came to speak its era. */
+function eraText(run: RunResult): string {
+  const e = run.era!;
+  const negotiated = e.negotiatedVersion && e.negotiatedVersion !== run.revision ? `; the server negotiated ${safeClip(e.negotiatedVersion, 40)}` : '';
+  return `${safeText(e.era)} era, ${e.how === 'detected' ? `detected: ${safeClip(e.evidence, 300)}` : safeClip(e.evidence, 300)}${negotiated}`;
 }
 
 function verdictMark(v: Verdict, paint: Paint): string {

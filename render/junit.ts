@@ -124,8 +124,8 @@ function wireExcerpt(r: SubjectResult): string {
   return parts.join('\n');
 }
 
-function addSubjectCase(tc: TestCase, run: RunResult, check: CheckResult, r: SubjectResult): void {
-  tc.className(t(check.area))
+function addSubjectCase(tc: TestCase, run: RunResult, check: CheckResult, r: SubjectResult, prefix = ''): void {
+  tc.className(t(`${prefix}${check.area}`))
     .name(t(`${check.id} [${safeClip(r.subject, 500)}]`))
     .time(Number.isFinite(r.durationMs) && r.durationMs >= 0 ? r.durationMs / 1000 : 0)
     .property('spec', t(`${check.spec.page}#${check.spec.section}`))
@@ -173,10 +173,17 @@ function stderrTail(stderr: string): string {
 export function renderJUnit(run: RunResult): string {
   const builder = rootBuilder(jrbModule).newBuilder();
   builder.name(t(`${run.tool.name} ${run.tool.version} (${run.revision})`));
+  // --spec all: each era's suites, named `<revision> <area>` (classname `<revision>.<area>`).
+  for (const era of run.eras ?? [run]) addRun(builder, era, run.eras ? era.revision : '');
+  return builder.build() + '\n';
+}
+
+function addRun(builder: Builder, run: RunResult, revision: string): void {
+  const prefix = revision ? `${revision} ` : '';
 
   // Run-level problems first, so a CI viewer shows them at the top.
   if (run.aborted !== undefined || run.harnessErrors.length > 0) {
-    const suite = builder.testSuite().name('run').timestamp(t(run.startedAt));
+    const suite = builder.testSuite().name(t(`${prefix}run`)).timestamp(t(run.startedAt));
     if (run.aborted !== undefined) {
       const content: string[] = [`ABORTED: ${run.aborted}`];
       if (run.stderr.trim() !== '') content.push('', 'Server stderr (tail):', stderrTail(run.stderr));
@@ -200,13 +207,11 @@ export function renderJUnit(run: RunResult): string {
   }
 
   for (const [area, checks] of groupByArea(run.checks)) {
-    const suite = builder.testSuite().name(t(area)).timestamp(t(run.startedAt));
+    const suite = builder.testSuite().name(t(`${prefix}${area}`)).timestamp(t(run.startedAt));
     const ms = checks.reduce((sum, c) => sum + c.results.reduce((a, r) => a + (Number.isFinite(r.durationMs) ? r.durationMs : 0), 0), 0);
     suite.time(ms / 1000);
     for (const check of checks) {
-      for (const r of check.results) addSubjectCase(suite.testCase(), run, check, r);
+      for (const r of check.results) addSubjectCase(suite.testCase(), run, check, r, revision ? `${revision}.` : '');
     }
   }
-
-  return builder.build() + '\n';
 }

@@ -6,15 +6,22 @@
  */
 import type { Config } from '../engine/config.js';
 import type { Exchange, JsonObject, RequestOptions, Session } from '../harness/session.js';
+import type { Handshake } from '../harness/legacy.js';
 import type { ListMethod, ListWalk } from '../harness/walk.js';
-import type { CheckInfo, Finding, Level, SpecRef, TransportKind, WireFrame } from './model.js';
+import type { CheckInfo, Era, Finding, Level, SpecRef, TransportKind, WireFrame } from './model.js';
 
-/** What server/discover told the run (fetched once, on the first connection). */
+/**
+ * What the server told the run about itself on the first connection: its
+ * server/discover answer (modern), or its initialize answer (legacy).
+ */
 export interface Discovery {
+  /** server/discover (modern) or initialize (legacy). */
   exchange?: Exchange;
   capabilities?: JsonObject;
   /** Why discovery gave nothing usable. */
   problem?: string;
+  /** Legacy: the primary connection's handshake. */
+  handshake?: Handshake;
 }
 
 /** Settings a run passes to its checks (the engine fills them from flags and defaults). */
@@ -33,14 +40,20 @@ export interface CheckSettings {
 export interface SuiteContext {
   readonly transport: TransportKind;
   readonly revision: string;
+  /** The era the run speaks (every session of the run speaks it). */
+  readonly era: Era;
   readonly settings: CheckSettings;
   /** The configuration file's content ({} without a file). */
   readonly config: Config;
   readonly signal: AbortSignal;
   /** The primary connection. */
   session(): Session;
-  /** A fresh connection (stdio: a new process), closed by the engine after the check. */
-  openSession(): Promise<Session>;
+  /**
+   * A fresh connection (stdio: a new process), closed by the engine after the
+   * check. In the legacy era it has done the initialize handshake, unless
+   * `handshake: false` (for checks of the handshake itself).
+   */
+  openSession(opts?: { handshake?: boolean }): Promise<Session>;
   discovery(): Discovery;
   /** The full tools/list walk on the primary connection (memoized: one walk per run). */
   tools(): Promise<ListWalk>;
@@ -116,7 +129,7 @@ export class Probe {
   expect(ok: boolean, e: Expectation): boolean {
     if (!ok) {
       this.findings.push({
-        requirement: e.requirement ?? this.check.requirement,
+        requirement: e.requirement ?? requirementFor(this.check, this.ctx.era),
         expected: e.expected,
         actual: e.actual,
         wire: this.evidence(e.wire),
@@ -169,8 +182,15 @@ export interface CheckDef {
   spec: SpecRef;
   /** The requirement sentence, in the spec's words. */
   requirement: string;
+  /** The 2025-11-25 wording, where the legacy revision states the rule differently. */
+  legacyRequirement?: string;
   transports?: TransportKind[];
-  /** A server capability (from server/discover) the check needs; skipped without it. */
+  /**
+   * Protocol eras the check applies to (default: modern only, `['modern']`).
+   * Elsewhere its verdict is skip, with the reason.
+   */
+  revisions?: Era[];
+  /** A server capability (server/discover, or initialize in the legacy era) the check needs; skipped without it. */
   capability?: 'tools' | 'prompts' | 'resources';
   /**
    * Result fields this check alone judges (e.g. the caching hints): while it is
@@ -193,13 +213,24 @@ export interface CheckDef {
 
 export interface Check extends CheckDef, CheckInfo {
   transports: TransportKind[];
+  revisions: Era[];
 }
+
+/** Both eras: for rules the 2025-11-25 revision states the same way. */
+export const BOTH_ERAS: Era[] = ['modern', 'legacy'];
+/** The legacy era only: rules of the initialize-based revision. */
+export const LEGACY_ONLY: Era[] = ['legacy'];
 
 export function defineCheck(def: CheckDef): Check {
   const area = def.id.split('/')[0]!;
   if (!/^[a-z0-9-]+\/[a-z0-9-]+$/.test(def.id)) throw new Error(`check id must be area/slug: ${def.id}`);
   if (!def.run === !def.perTool) throw new Error(`${def.id}: give exactly one of run or perTool`);
-  return { ...def, area, transports: def.transports ?? ['stdio', 'http'] };
+  return { ...def, area, transports: def.transports ?? ['stdio', 'http'], revisions: def.revisions ?? ['modern'] };
+}
+
+/** The check's requirement sentence in the wording of the era's revision. */
+export function requirementFor(check: Pick<CheckDef, 'requirement' | 'legacyRequirement'>, era: Era): string {
+  return era === 'legacy' && check.legacyRequirement ? check.legacyRequirement : check.requirement;
 }
 
 /** Identifies a frame across copies of it: `connection:seq`. */

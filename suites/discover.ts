@@ -2,7 +2,7 @@
  * server/discover: the first request of every modern run (server/discover.mdx).
  */
 import { walkList } from '../harness/walk.js';
-import { defineCheck, describeAnswer, show } from './check.js';
+import { BOTH_ERAS, defineCheck, describeAnswer, show } from './check.js';
 
 export const discoverResult = defineCheck({
   id: 'discover/result',
@@ -31,10 +31,12 @@ export const discoverToolsCapability = defineCheck({
   level: 'MUST',
   spec: { page: 'server/tools', section: 'Capabilities' },
   requirement: 'Servers that support tools MUST declare the tools capability.',
+  revisions: BOTH_ERAS,
   async run(t) {
     const d = t.ctx.discovery();
     const caps = d.capabilities;
-    if (!caps) return t.notObserved(d.problem ?? 'server/discover gave no capabilities');
+    const where = t.ctx.era === 'legacy' ? 'the initialize result' : 'server/discover';
+    if (!caps) return t.notObserved(d.problem ?? `${where} gave no capabilities`);
     if (caps.tools !== undefined) {
       t.expect(typeof caps.tools === 'object' && caps.tools !== null, {
         expected: 'capabilities.tools to be an object',
@@ -47,7 +49,7 @@ export const discoverToolsCapability = defineCheck({
     const walk = await walkList(t.session, 'tools/list', 'tools', { maxPages: 1 });
     const first = walk.pages[0]!;
     t.expect(!!first.error, {
-      expected: 'either capabilities.tools in server/discover, or tools/list not served',
+      expected: `either capabilities.tools in ${where}, or tools/list not served`,
       actual: `tools undeclared, yet tools/list answered with ${Array.isArray(first.result?.tools) ? first.result.tools.length : 'a'} tool(s)`,
       wire: [d.exchange!, first],
     });

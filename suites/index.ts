@@ -5,6 +5,7 @@ import type { Check } from './check.js';
 import { cachingChecks } from './caching.js';
 import { discoverChecks } from './discover.js';
 import { fixtureChecks } from './fixtures.js';
+import { lifecycleChecks } from './lifecycle.js';
 import { mrtrChecks } from './mrtr.js';
 import { paginationChecks } from './pagination.js';
 import { toolsListChecks } from './tools-list.js';
@@ -12,6 +13,7 @@ import { wireChecks } from './wire.js';
 
 export const catalogue: Check[] = [
   ...discoverChecks,
+  ...lifecycleChecks,
   ...toolsListChecks,
   ...paginationChecks,
   ...cachingChecks,

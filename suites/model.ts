@@ -29,6 +29,24 @@ export interface SpecRef {
 
 export type TransportKind = 'stdio' | 'http';
 
+/**
+ * Protocol era (basic/versioning "Terminology"): `modern` revisions carry
+ * version, identity and capabilities on every request (2026-07-28 and
+ * later); `legacy` ones open with an `initialize` handshake (2025-11-25).
+ */
+export type Era = 'modern' | 'legacy';
+
+/** How a run came to speak the era it spoke. */
+export interface EraInfo {
+  era: Era;
+  /** `forced`: by --spec; `detected`: by probing the server as the spec tells a dual-era client to. */
+  how: 'forced' | 'detected';
+  /** One line: what the server did that settled it. */
+  evidence: string;
+  /** Legacy: the protocol version the server answered `initialize` with. */
+  negotiatedVersion?: string;
+}
+
 /** One frame on the wire, in either direction, as the session saw it. */
 export interface WireFrame {
   /** Monotonic sequence number within one connection. */
@@ -85,6 +103,8 @@ export interface CheckInfo {
   requirement: string;
   /** Transports the check applies to (default: both). */
   transports: TransportKind[];
+  /** Protocol eras the check applies to (default: modern only). */
+  revisions: Era[];
 }
 
 export interface CheckResult extends CheckInfo {
@@ -107,8 +127,12 @@ export interface RunResult {
   durationMs: number;
   /** The target as the user named it (secrets redacted). */
   target: { transport: TransportKind; command?: string; url?: string };
-  /** Protocol revision the run used. */
+  /** Protocol revision the run used (`all`: see `eras`). */
   revision: string;
+  /** The era the run spoke and how it was chosen (absent when the run ended before that was settled). */
+  era?: EraInfo;
+  /** `--spec all`: one complete run per era, in order (modern, then legacy); the top-level counts sum them. */
+  eras?: RunResult[];
   /** Server identity from server/discover, when it answered. */
   server?: { name?: string; version?: string };
   strict: boolean;

@@ -7,7 +7,8 @@
  */
 import { AbortedError, HarnessError } from '../harness/errors.js';
 import type { Exchange, JsonObject } from '../harness/session.js';
-import { defineCheck, describeAnswer, show, type Check } from './check.js';
+import { BOTH_ERAS, defineCheck, describeAnswer, show, type Check } from './check.js';
+import type { Era } from './model.js';
 import { canonical, judgeOrder, LISTS, pageItems, skipUnserved, walkAgain, walked, type ListKind } from './lists.js';
 
 const PAGINATION = 'server/utilities/pagination';
@@ -18,6 +19,13 @@ export const NEVER_ISSUED_CURSOR = 'mcp-conformance/never-issued-cursor/7d1c0e';
 /** The findings of one check stop listing individual pages after this many. */
 const MAX_PAGE_FINDINGS = 5;
 
+/**
+ * tools/list pagination is judged in both eras (2025-11-25 paginates it the
+ * same way); the other lists in the modern era, where the reference server
+ * proves each of their checks able to fail.
+ */
+const revisionsOf = (list: ListKind): Era[] => (list.slug === 'tools' ? BOTH_ERAS : ['modern']);
+
 const itemsKeys = (items: JsonObject[], list: ListKind): string => show(items.map(list.label), 160);
 
 /** The cursor chain ends: no cycle, no more pages than --max-pages. */
@@ -27,6 +35,7 @@ function chainEnds(list: ListKind): Check {
     title: `the ${list.method} cursor chain ends: no cursor comes back, at most --max-pages pages`,
     level: 'MUST',
     capability: list.capability,
+    revisions: revisionsOf(list),
     spec: { page: PAGINATION, section: 'Response Format' },
     requirement:
       'A response carries nextCursor only if more results exist: following nextCursor from the first page reaches a page without one, and never leads back to a cursor already followed.',
@@ -64,6 +73,7 @@ function noRepeats(list: ListKind): Check {
     title: `no ${list.noun} is delivered twice in one ${list.method} walk`,
     level: 'MUST',
     capability: list.capability,
+    revisions: revisionsOf(list),
     spec: { page: PAGINATION, section: 'Pagination Model' },
     requirement:
       'The cursor represents a position in the result set: each page continues where the page before ended, so the pages of one walk deliver every item exactly once.',
@@ -104,6 +114,7 @@ function stableCursors(list: ListKind): Check {
     title: `re-fetching a ${list.method} cursor returns the same page`,
     level: 'SHOULD',
     capability: list.capability,
+    revisions: revisionsOf(list),
     spec: { page: PAGINATION, section: 'Implementation Guidelines' },
     requirement: 'Servers SHOULD provide stable cursors: a cursor, used again, gives the same page.',
     async run(t) {
@@ -143,6 +154,7 @@ function emptyCursor(list: ListKind): Check {
     title: `an empty-string ${list.method} nextCursor leads to the next page, not back to the start`,
     level: 'MUST',
     capability: list.capability,
+    revisions: revisionsOf(list),
     spec: { page: PAGINATION, section: 'Implementation Guidelines' },
     requirement:
       'An empty string is a valid cursor and thus MUST NOT be treated as the end of results: a server that gives nextCursor "" serves the next page for it.',
@@ -170,6 +182,7 @@ function invalidCursor(list: ListKind): Check {
     title: `${list.method} answers a cursor it never issued with error -32602`,
     level: 'SHOULD',
     capability: list.capability,
+    revisions: revisionsOf(list),
     spec: { page: PAGINATION, section: 'Error Handling' },
     requirement: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
     async run(t) {
@@ -208,6 +221,7 @@ function order(list: ListKind): Check {
     title: `${list.method} gives its ${list.noun}s in the same order on every walk`,
     level: 'SHOULD',
     capability: list.capability,
+    revisions: revisionsOf(list),
     spec: { page: PAGINATION, section: 'Implementation Guidelines' },
     requirement:
       'Servers SHOULD provide stable cursors: a cursor is a position in the result set, so the set keeps its order from one walk to the next and on a fresh connection.',

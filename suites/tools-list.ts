@@ -5,7 +5,7 @@ import { checkJsonSchema } from '../harness/jsonschema.js';
 import { findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
 import type { JsonObject } from '../harness/session.js';
 import type { ListWalk } from '../harness/walk.js';
-import { defineCheck, show, type Probe } from './check.js';
+import { BOTH_ERAS, defineCheck, show, type Probe } from './check.js';
 import { canonical, judgeOrder, walkAgain, walked } from './lists.js';
 
 const names = (walk: ListWalk): string[] => walk.items.map((t) => String(t?.name));
@@ -17,17 +17,21 @@ function fullWalk(t: Probe, which: 'primary' | 'fresh' = 'primary'): Promise<Lis
 
 export const resultSchema = defineCheck({
   id: 'tools-list/result-schema',
-  title: 'every tools/list page is a valid ListToolsResult with resultType "complete"',
+  title: 'every tools/list page is a valid ListToolsResult (modern: with resultType "complete")',
   level: 'MUST',
   capability: 'tools',
+  revisions: BOTH_ERAS,
   spec: { page: 'server/tools', section: 'Listing Tools' },
   requirement:
     'Servers that declare the tools capability MUST respond to tools/list with the set of tools currently available (ListToolsResult, resultType "complete").',
+  legacyRequirement:
+    'To discover available tools, clients send a tools/list request; the response is a ListToolsResult, valid against the schema (the source of truth for all protocol messages).',
   async run(t) {
     const walk = await t.ctx.tools();
     for (const page of walk.pages) {
       if (!t.expect(!page.error, { expected: 'a ListToolsResult', actual: `JSON-RPC error ${show(page.error)}`, wire: page })) continue;
       t.expectSchemaValid(page, 'ListToolsResult');
+      if (t.ctx.era === 'legacy') continue; // 2025-11-25 results carry no resultType
       t.expect(page.result?.resultType === 'complete', {
         expected: 'resultType "complete"',
         actual: `resultType ${show(page.result?.resultType)}`,
@@ -82,6 +86,7 @@ export const stableAcrossConnections = defineCheck({
 
 export const uniqueNames = defineCheck({
   id: 'tools-list/unique-names',
+  revisions: BOTH_ERAS,
   title: 'tool names are unique within the server',
   level: 'SHOULD',
   capability: 'tools',
@@ -111,6 +116,7 @@ const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export const nameFormat = defineCheck({
   id: 'tools-list/name-format',
+  revisions: BOTH_ERAS,
   title: 'tool names are 1-128 characters of A-Z a-z 0-9 _ - .',
   level: 'SHOULD',
   capability: 'tools',
@@ -130,6 +136,7 @@ export const nameFormat = defineCheck({
 
 export const inputSchemaValid = defineCheck({
   id: 'tools-list/input-schema-valid',
+  revisions: BOTH_ERAS,
   title: 'every inputSchema is a valid JSON Schema object schema of its dialect',
   level: 'MUST',
   capability: 'tools',
@@ -150,6 +157,7 @@ export const inputSchemaValid = defineCheck({
 
 export const outputSchemaValid = defineCheck({
   id: 'tools-list/output-schema-valid',
+  revisions: BOTH_ERAS,
   title: 'every outputSchema is a valid JSON Schema of its dialect',
   level: 'MUST',
   capability: 'tools',

@@ -3,7 +3,7 @@
  * (basic/index "Messages", basic/patterns, basic/transports).
  */
 import { formatSeconds } from '../harness/errors.js';
-import { defineCheck, frameKey, type Probe } from './check.js';
+import { BOTH_ERAS, defineCheck, frameKey, type Probe } from './check.js';
 import type { Violation, ViolationKind } from '../harness/session.js';
 import type { WireFrame } from './model.js';
 
@@ -37,6 +37,7 @@ export const stdoutJsonRpcOnly = defineCheck({
   spec: { page: 'basic/transports/stdio', section: 'stdio' },
   requirement: 'The server MUST NOT write anything to its stdout that is not a valid MCP message.',
   transports: ['stdio'],
+  revisions: BOTH_ERAS,
   observer: true,
   async run(t) {
     judgeViolations(t, ['not-json', 'not-jsonrpc', 'batch'], 'one JSON-RPC message per stdout line', 'line');
@@ -175,6 +176,7 @@ export const messagesSchemaValid = defineCheck({
   spec: { page: 'basic/index', section: 'Schema' },
   requirement:
     'All messages MUST follow JSON-RPC 2.0 and the protocol schema, the source of truth for all protocol messages and structures.',
+  revisions: BOTH_ERAS,
   observer: true,
   async run(t) {
     const sessions = t.ctx.allSessions();

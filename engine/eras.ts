@@ -1,0 +1,199 @@
+/**
+ * How a run settles the protocol era on its first connection, and what it
+ * learns there (basic/versioning "Backward Compatibility with
+ * Initialization-Based Versions"):
+ *
+ * - `auto` (the default): probe with server/discover. A result or a
+ *   recognized modern error: modern. Any other error, an HTTP 4xx without a
+ *   recognized modern error body, or no answer within the probe timeout:
+ *   fall back to the initialize handshake (legacy).
+ * - `modern` (`--spec 2026-07-28` / `draft`): modern only. A server that
+ *   turns out to speak only the legacy era ends the run with one line
+ *   naming the flag to use, instead of failing every check.
+ * - `legacy` (`--spec 2025-11-25`): the initialize handshake straight away;
+ *   a modern-only server is named as such.
+ */
+import { describeError, LEGACY_REVISION, MODERN_REVISION, modernProfile, probeEra, recognizedModernError, type EraProbe } from '../harness/era.js';
+import { initializeCapabilities, legacyClientProfile, legacyHandshake, type Handshake } from '../harness/legacy.js';
+import type { ProtocolSchema } from '../harness/schema.js';
+import type { Exchange, JsonObject, Session } from '../harness/session.js';
+import type { Target } from '../harness/target.js';
+import type { Discovery } from '../suites/check.js';
+import type { Era, EraInfo } from '../suites/model.js';
+
+export type EraMode = 'auto' | 'modern' | 'legacy';
+
+export interface EraOptions {
+  mode: EraMode;
+  /** The modern revision to speak (`2026-07-28` or `draft`). */
+  modernRevision: string;
+  modernSchema: ProtocolSchema;
+  legacySchema: ProtocolSchema;
+  /** auto: how long the server/discover probe may go unanswered before falling back. */
+  probeTimeoutMs: number;
+}
+
+export interface Opening {
+  /** The primary connection, ready for the checks. */
+  primary?: Session;
+  /** Every connection the opening used (probes included), for the wire-wide checks. */
+  sessions: Session[];
+  discovery: Discovery;
+  /** The revision the run speaks. */
+  revision: string;
+  era?: EraInfo;
+  server?: { name?: string; version?: string };
+  /** Set when the run cannot go on: a one-line cause. */
+  fatal?: string;
+}
+
+export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
+  const sessions: Session[] = [];
+  // Connections of the opening do their handshake themselves (it is what is being found out).
+  const connect = async (era: Era): Promise<Session> => {
+    t.useEra(era, era === 'legacy' ? o.legacySchema : o.modernSchema);
+    const s = await t.connect({ handshake: false });
+    sessions.push(s);
+    return s;
+  };
+
+  if (o.mode === 'legacy') {
+    const session = await connect('legacy');
+    const hs = await tryHandshake(session, o.legacySchema, o.modernSchema);
+    if (hs.ok) return legacyOpening(t, session, hs.hs, sessions, { how: 'forced', evidence: 'forced by --spec 2025-11-25' });
+    // Tell a modern-only server from one that is broken: probe it the modern way.
+    const probe = await probeEra(await connect('modern'), o.modernSchema, o.probeTimeoutMs);
+    t.useEra('legacy', o.legacySchema);
+    if (probe.era === 'modern') {
+      return failed(sessions, `this server speaks ${MODERN_REVISION} (modern) only (${hs.why}; ${probe.evidence}); run with --spec ${MODERN_REVISION}`);
+    }
+    return failed(sessions, `the server did not complete the initialize handshake (${hs.why})${wroteInstead(session)}${stderrOf(t, session)}`);
+  }
+
+  const first = await connect('modern');
+  const probeTimeout = o.mode === 'auto' ? Math.min(o.probeTimeoutMs, first.requestTimeoutMs) : first.requestTimeoutMs;
+  const probe = await probeEra(first, o.modernSchema, probeTimeout);
+  if (probe.era === undefined) return failed(sessions, noAnswer(t, first, probe));
+  if (probe.era === 'modern') {
+    if (probe.modernError === 'UnsupportedProtocolVersionError') {
+      const supported = (probe.exchange?.error?.data as JsonObject | undefined)?.supported;
+      return failed(sessions, `the server speaks modern MCP but not ${o.modernRevision}: it supports ${JSON.stringify(supported)}`);
+    }
+    return modernOpening(first, probe, sessions, {
+      how: o.mode === 'auto' ? 'detected' : 'forced',
+      evidence: o.mode === 'auto' ? probe.evidence : `forced by --spec ${o.modernRevision}; ${probe.evidence}`,
+    }, o.modernRevision);
+  }
+
+  // Not modern by the probe: fall back to initialize (after a timeout, on a fresh connection).
+  let legacySession: Session;
+  if (probe.timedOut) {
+    await t.disconnect(first);
+    legacySession = await connect('legacy');
+  } else {
+    first.useProfile(legacyClientProfile(o.legacySchema));
+    t.useEra('legacy', o.legacySchema);
+    legacySession = first;
+  }
+  const hs = await tryHandshake(legacySession, o.legacySchema, o.modernSchema);
+  if (hs.ok) {
+    const negotiated = hs.hs.negotiated!;
+    if (o.mode === 'modern') {
+      return failed(sessions, `this server speaks ${negotiated} (legacy) only (${probe.evidence}; initialize succeeded); run with --spec ${LEGACY_REVISION}`);
+    }
+    return legacyOpening(t, legacySession, hs.hs, sessions, {
+      how: 'detected',
+      evidence: `${probe.evidence}; initialize answered with protocol version ${negotiated}`,
+    });
+  }
+  // Neither era answered as it should.
+  t.useEra('modern', o.modernSchema);
+  const how = o.mode === 'auto' ? ('detected' as const) : ('forced' as const);
+  if (probe.timedOut) {
+    if (!hs.modernError) return failed(sessions, `${noAnswer(t, first, probe)}; the initialize fallback failed too (${hs.why})`);
+    // initialize got a modern error: a modern server that was slow to answer the probe. Ask again, with the full timeout.
+    const again = await connect('modern');
+    const retry = await probeEra(again, o.modernSchema, again.requestTimeoutMs);
+    if (retry.era !== 'modern') return failed(sessions, `${noAnswer(t, again, retry)}; initialize answered ${hs.why}`);
+    return modernOpening(again, retry, sessions, {
+      how,
+      evidence: `${probe.evidence}; initialize answered ${hs.why}, a recognized modern error (${hs.modernError}); on a fresh connection ${retry.evidence}`,
+    }, o.modernRevision);
+  }
+  // An error to server/discover and none to initialize: judged as a modern server whose server/discover failed.
+  first.useProfile(modernProfile(o.modernRevision, o.modernSchema));
+  return modernOpening(first, probe, sessions, {
+    how,
+    evidence: `${probe.evidence}; the initialize fallback failed (${hs.why})${hs.modernError ? `, a recognized modern error (${hs.modernError})` : ''}`,
+  }, o.modernRevision);
+}
+
+type HandshakeOutcome = { ok: true; hs: Handshake } | { ok: false; why: string; modernError?: string };
+
+async function tryHandshake(session: Session, legacySchema: ProtocolSchema, modernSchema: ProtocolSchema): Promise<HandshakeOutcome> {
+  try {
+    const hs = await legacyHandshake(session, legacySchema);
+    if (!hs.problem) return { ok: true, hs };
+    const status = hs.initialize.http ? ` (HTTP ${hs.initialize.http.status})` : '';
+    return { ok: false, why: `${hs.problem}${status}`, modernError: recognizedModernError(hs.initialize.response, modernSchema) };
+  } catch (err) {
+    return { ok: false, why: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function modernOpening(session: Session, probe: EraProbe, sessions: Session[], era: Omit<EraInfo, 'era'>, revision: string): Opening {
+  const exchange = probe.exchange;
+  const discovery: Discovery = exchange ? discoveryOf(exchange) : { problem: probe.evidence };
+  const serverInfo = (exchange?.result?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/serverInfo'] as JsonObject | undefined;
+  return {
+    primary: session,
+    sessions,
+    discovery,
+    revision,
+    era: { era: 'modern', ...era },
+    ...(serverInfo ? { server: { name: String(serverInfo.name ?? ''), version: String(serverInfo.version ?? '') } } : {}),
+  };
+}
+
+function discoveryOf(exchange: Exchange): Discovery {
+  if (exchange.error) return { exchange, problem: `server/discover answered with ${describeError(exchange.error)}` };
+  const caps = exchange.result?.capabilities;
+  const capabilities = typeof caps === 'object' && caps !== null && !Array.isArray(caps) ? (caps as JsonObject) : undefined;
+  return { exchange, capabilities, problem: 'server/discover result has no capabilities object' };
+}
+
+function legacyOpening(t: Target, session: Session, hs: Handshake, sessions: Session[], era: Omit<EraInfo, 'era' | 'negotiatedVersion'>): Opening {
+  t.recordHandshake(session, hs);
+  const capabilities = initializeCapabilities(hs);
+  const info = hs.initialize.result?.serverInfo as JsonObject | undefined;
+  return {
+    primary: session,
+    sessions,
+    discovery: { exchange: hs.initialize, capabilities, handshake: hs, problem: 'the initialize result has no capabilities object' },
+    revision: LEGACY_REVISION,
+    era: { era: 'legacy', ...era, ...(hs.negotiated ? { negotiatedVersion: hs.negotiated } : {}) },
+    ...(info && typeof info === 'object' ? { server: { name: String(info.name ?? ''), version: String(info.version ?? '') } } : {}),
+  };
+}
+
+function failed(sessions: Session[], fatal: string): Opening {
+  return { sessions, discovery: {}, revision: '', fatal };
+}
+
+/** The one-line cause when the first request got no answer at all. */
+function noAnswer(t: Target, session: Session, probe: EraProbe): string {
+  const cause = probe.cause?.message ?? probe.evidence;
+  return `the server did not answer server/discover (${cause})${wroteInstead(session)}${stderrOf(t, session, cause)}`;
+}
+
+function wroteInstead(session: Session): string {
+  const garbage = session.violations.find((v) => v.kind === 'not-json' || v.kind === 'not-jsonrpc' || v.kind === 'oversized-message');
+  return garbage ? `; it wrote instead: ${garbage.detail}` : '';
+}
+
+function stderrOf(t: Target, session: Session, said = ''): string {
+  const tail = t.stderrTail(session, 3).trim().split('\n').pop();
+  // A connection closed by the process's exit already quotes its stderr.
+  return tail && !said.includes(tail) ? `; stderr: ${tail}` : '';
+}
+

@@ -1,0 +1,127 @@
+/**
+ * The legacy (2025-11-25) lifecycle: the initialize handshake, version
+ * negotiation, what a server may send before `notifications/initialized`,
+ * and the Streamable HTTP session id (2025-11-25/basic/lifecycle,
+ * 2025-11-25/basic/transports). These rules do not exist in the modern
+ * revisions, which have no handshake; there the checks are skipped.
+ */
+import { initializeParams } from '../harness/legacy.js';
+import type { JsonObject } from '../harness/session.js';
+import { defineCheck, describeAnswer, LEGACY_ONLY, show } from './check.js';
+
+/** A protocol version no server supports: the negotiation probe asks for it. */
+export const UNSUPPORTED_VERSION = '1900-01-01';
+
+export const initializeResult = defineCheck({
+  id: 'lifecycle/initialize-result',
+  title: 'initialize answers with a valid InitializeResult (protocolVersion, capabilities, serverInfo)',
+  level: 'MUST',
+  revisions: LEGACY_ONLY,
+  spec: { page: 'basic/lifecycle', section: 'Initialization' },
+  requirement:
+    'The server MUST respond [to initialize] with its own capabilities and information: protocolVersion, capabilities and serverInfo (InitializeResult).',
+  async run(t) {
+    const ex = t.ctx.discovery().handshake?.initialize;
+    if (!ex) return t.notObserved('the run has no initialize exchange');
+    if (!t.expect(!ex.error, { expected: 'an InitializeResult', actual: describeAnswer(ex), wire: ex })) return;
+    t.expectSchemaValid(ex, 'InitializeResult');
+    t.note('protocolVersion', ex.result?.protocolVersion);
+  },
+});
+
+export const versionNegotiation = defineCheck({
+  id: 'lifecycle/version-negotiation',
+  title: 'initialize with an unsupported version is answered with a version the server supports',
+  level: 'MUST',
+  revisions: LEGACY_ONLY,
+  spec: { page: 'basic/lifecycle', section: 'Version Negotiation' },
+  requirement:
+    'If the server supports the requested protocol version, it MUST respond with the same version. Otherwise, the server MUST respond with another protocol version it supports.',
+  async run(t) {
+    const hs = t.ctx.discovery().handshake;
+    if (hs) t.note('negotiated for 2025-11-25', hs.negotiated);
+    // A fresh connection asks for a version nobody supports (and never sends initialized).
+    const s = await t.ctx.openSession({ handshake: false });
+    const ex = await s.request('initialize', initializeParams(UNSUPPORTED_VERSION));
+    if (ex.error) {
+      // 2025-11-25/basic/lifecycle "Error Handling" shows this form: an error naming the supported versions.
+      const supported = (ex.error.data as JsonObject | undefined)?.supported;
+      const named = Array.isArray(supported) && supported.length > 0 && supported.every((v) => typeof v === 'string' && v !== UNSUPPORTED_VERSION);
+      t.expect(named, {
+        expected: `a result with a protocol version the server supports (or an error whose data.supported names them), not ${UNSUPPORTED_VERSION}`,
+        actual: `${describeAnswer(ex)} naming no supported versions (data: ${show(ex.error.data)})`,
+        wire: ex,
+      });
+      return;
+    }
+    const answered = ex.result?.protocolVersion;
+    t.note('answered', answered);
+    t.expect(typeof answered === 'string' && answered !== '' && answered !== UNSUPPORTED_VERSION, {
+      expected: `protocolVersion: a version the server supports, not the unsupported ${UNSUPPORTED_VERSION} it was asked for`,
+      actual: `protocolVersion ${show(answered)}`,
+      wire: ex,
+    });
+  },
+});
+
+/** How long a fresh connection waits, between the initialize response and `initialized`, for a premature request. */
+const QUIET_WINDOW_MS = 300;
+
+export const initializedOrdering = defineCheck({
+  id: 'lifecycle/initialized-ordering',
+  title: 'no requests other than ping before the initialized notification',
+  level: 'SHOULD',
+  revisions: LEGACY_ONLY,
+  spec: { page: 'basic/lifecycle', section: 'Initialization' },
+  requirement:
+    'The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.',
+  async run(t) {
+    const hs = t.ctx.discovery().handshake;
+    const premature = (hs?.serverRequests ?? []).filter((r) => r.beforeInitialized && r.method !== 'ping');
+    // A fresh connection: initialize, then a short window in which initialized is held back.
+    const s = await t.ctx.openSession({ handshake: false });
+    const isRequest = (m: JsonObject) => typeof m.method === 'string' && 'id' in m && m.method !== 'ping';
+    const window = Math.min(QUIET_WINDOW_MS, t.ctx.settings.requestTimeoutMs);
+    const off = s.onMessage((m, frame) => {
+      if (isRequest(m)) premature.push({ method: String(m.method), frame, beforeInitialized: true });
+    });
+    try {
+      const ex = await s.request('initialize', initializeParams());
+      if (ex.error) return t.notObserved(`initialize on a fresh connection failed: ${describeAnswer(ex)}`);
+      if (premature.length === 0) await s.waitForMessage(isRequest, window, t.ctx.signal);
+      t.note('window (ms)', window);
+      for (const r of premature.slice(0, 3)) {
+        t.expect(false, {
+          expected: 'only ping (or logging notifications) before notifications/initialized',
+          actual: `the server sent a ${r.method} request before the client sent notifications/initialized`,
+          wire: [...(r.frame.connection === ex.frames[0]?.connection ? ex.frames : (hs?.initialize.frames ?? [])), r.frame].sort((a, b) => a.seq - b.seq),
+        });
+      }
+    } finally {
+      off();
+    }
+  },
+});
+
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+export const sessionIdFormat = defineCheck({
+  id: 'lifecycle/session-id',
+  title: 'an assigned Mcp-Session-Id holds only visible ASCII',
+  level: 'MUST',
+  revisions: LEGACY_ONLY,
+  transports: ['http'],
+  spec: { page: 'basic/transports', section: 'Session Management' },
+  requirement: 'The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).',
+  async run(t) {
+    const id = t.session.sessionId;
+    if (id === undefined) return t.skip('the server assigned no session id (it serves the legacy era statelessly)');
+    t.expect(VISIBLE_ASCII.test(id), {
+      expected: 'a session id of characters 0x21-0x7E only',
+      actual: `Mcp-Session-Id ${JSON.stringify(id)}`,
+      wire: t.ctx.discovery().handshake?.initialize,
+    });
+  },
+});
+
+export const lifecycleChecks = [initializeResult, versionNegotiation, initializedOrdering, sessionIdFormat];

@@ -1,0 +1,76 @@
+/**
+ * The kill matrix in the legacy era (2025-11-25): the reference server in
+ * `--era legacy` passes every check that applies to the legacy era, over
+ * stdio and HTTP, and each broken variant of such a check is caught by that
+ * check alone: checks of the legacy era only on every transport they apply
+ * to, checks of both eras on stdio (their modern variants run in
+ * kill-matrix.test.ts on both transports).
+ */
+import { describe, expect, it } from 'vitest';
+import { runConformance } from '../engine/run.js';
+import { catalogue } from '../suites/index.js';
+import type { RunResult, TransportKind } from '../suites/model.js';
+import { brokenChecks, describeRun, freePort, referenceCommand } from './helpers.js';
+
+async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
+  const base = { spec: '2025-11-25', requestTimeoutMs: 5000 };
+  if (transport === 'stdio') return runConformance({ command: referenceCommand('--era', 'legacy', '--empty-cursor', ...serverArgs), ...base });
+  const port = await freePort();
+  return runConformance({
+    command: referenceCommand('--http', String(port), '--era', 'legacy', '--empty-cursor', ...serverArgs),
+    url: `http://127.0.0.1:${port}/mcp`,
+    ...base,
+  });
+}
+
+const legacyChecks = catalogue.filter((c) => c.revisions.includes('legacy'));
+
+describe('kill matrix, legacy era', () => {
+  it('covers every check of the legacy era, and the lifecycle area is legacy-only', () => {
+    expect(legacyChecks.length).toBeGreaterThan(0);
+    for (const c of catalogue.filter((c) => c.area === 'lifecycle')) expect(c.revisions).toEqual(['legacy']);
+  });
+
+  for (const transport of ['stdio', 'http'] as const) {
+    describe(transport, () => {
+      it('the reference server passes every check of the legacy era (skips only where the transport or the era does not apply)', async () => {
+        const result = await run(transport);
+        const info = describeRun(result);
+        expect(result.aborted, info).toBeUndefined();
+        expect(result.era, info).toMatchObject({ era: 'legacy', negotiatedVersion: '2025-11-25' });
+        expect(result.exitCode, info).toBe(0);
+        for (const check of result.checks) {
+          for (const r of check.results) {
+            if (r.verdict === 'skip') {
+              const applies = check.transports.includes(transport) && check.revisions.includes('legacy');
+              expect(applies, `${check.id}: ${r.reason}`).toBe(false);
+            } else expect(r.verdict, `${check.id} [${r.subject}] ${r.reason ?? ''}`).toBe('pass');
+          }
+        }
+      });
+
+      const proven = legacyChecks.filter(
+        (c) => c.transports.includes(transport) && (c.revisions.length === 1 || transport === 'stdio'),
+      );
+      for (const check of proven) {
+        it(`--break ${check.id} is caught by ${check.id} alone`, async () => {
+          const result = await run(transport, '--break', check.id);
+          const info = describeRun(result);
+          expect(result.aborted, info).toBeUndefined();
+          expect(brokenChecks(result), info).toEqual([check.id]);
+          const verdicts = result.checks.find((c) => c.id === check.id)!.results.map((r) => r.verdict);
+          expect(verdicts, info).toContain(check.level === 'MUST' ? 'fail' : 'warn');
+          for (const c of result.checks) {
+            for (const r of c.results) expect(r.verdict, `${c.id} [${r.subject}] ${r.reason ?? ''}`).not.toBe('not-observed');
+          }
+          const finding = result.checks.find((c) => c.id === check.id)!.results.find((r) => r.findings.length)!.findings[0]!;
+          expect(finding.requirement.length).toBeGreaterThan(0);
+          expect(finding.expected.length).toBeGreaterThan(0);
+          expect(finding.actual.length).toBeGreaterThan(0);
+          expect(finding.wire.length, 'a finding shows the wire').toBeGreaterThan(0);
+          expect(result.exitCode).toBe(check.level === 'MUST' ? 1 : 0);
+        });
+      }
+    });
+  }
+});

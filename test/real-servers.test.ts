@@ -1,0 +1,221 @@
+/**
+ * The suite against real servers built with the official SDKs: the
+ * `@modelcontextprotocol/server-everything` server (1.x SDK, legacy, over
+ * stdio and its Streamable HTTP mode) and the fixtures written on the 2.x
+ * SDK (`fixtures/servers/sdk2`, dual-era, stdio and HTTP). Every per-check
+ * verdict is compared with the expected-verdict file committed beside this
+ * test (`test/expected/<target>.json`, check id → verdict); a difference
+ * fails with a diff. `UPDATE_EXPECTED=1` rewrites the files (review the diff
+ * before committing it). Installed packages only: no network, no npx.
+ *
+ * It also proves the legacy session on those servers: list changes
+ * received, server-initiated requests answered during a call and on the
+ * HTTP GET stream.
+ */
+import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runConformance, type RunOptions } from '../engine/run.js';
+import { legacyHandshake, SAMPLING_TEXT } from '../harness/legacy.js';
+import { Redactor } from '../harness/redact.js';
+import { ProtocolSchema } from '../harness/schema.js';
+import type { JsonObject, Session } from '../harness/session.js';
+import { Target } from '../harness/target.js';
+import { overallVerdict } from '../render/text.js';
+import type { RunResult, Verdict } from '../suites/model.js';
+import { describeRun, freePort, ROOT } from './helpers.js';
+
+const require = createRequire(import.meta.url);
+const everythingPkg = require.resolve('@modelcontextprotocol/server-everything/package.json');
+const EVERYTHING = join(dirname(everythingPkg), (JSON.parse(readFileSync(everythingPkg, 'utf8')) as { bin: Record<string, string> }).bin['mcp-server-everything']!);
+const SDK2 = join(ROOT, 'fixtures/servers/sdk2');
+const EXPECTED = join(ROOT, 'test/expected');
+
+type Verdicts = Record<string, Verdict>;
+
+function verdicts(run: RunResult): Verdicts {
+  return Object.fromEntries(run.checks.map((c) => [c.id, overallVerdict(c.results)]));
+}
+
+/** What differs between the expected and the actual verdicts, one line each, with the first finding or reason. */
+function diff(expected: Verdicts, run: RunResult): string[] {
+  const actual = verdicts(run);
+  const lines: string[] = [];
+  for (const id of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
+    if (expected[id] === actual[id]) continue;
+    const check = run.checks.find((c) => c.id === id);
+    const why = check?.results.find((r) => r.findings.length || r.reason);
+    const detail = why ? ` — ${why.findings[0]?.actual ?? why.reason}` : '';
+    lines.push(`${id}: expected ${expected[id] ?? '(not in the file)'}, got ${actual[id] ?? '(not run)'}${detail}`);
+  }
+  return lines;
+}
+
+/** Compare one era's run with `test/expected/<name>.json` (or write it under UPDATE_EXPECTED=1). */
+function compare(name: string, run: RunResult): void {
+  expect(run.aborted, describeRun(run)).toBeUndefined();
+  expect(run.harnessErrors, describeRun(run)).toEqual([]);
+  const file = join(EXPECTED, `${name}.json`);
+  if (process.env.UPDATE_EXPECTED === '1' || !existsSync(file)) {
+    if (process.env.UPDATE_EXPECTED !== '1') throw new Error(`${file} is missing (run with UPDATE_EXPECTED=1 to write it)`);
+    mkdirSync(EXPECTED, { recursive: true });
+    writeFileSync(file, `${JSON.stringify(verdicts(run), null, 2)}\n`);
+    return;
+  }
+  const expected = JSON.parse(readFileSync(file, 'utf8')) as Verdicts;
+  const lines = diff(expected, run);
+  expect(lines, `verdicts differ from test/expected/${name}.json:\n${lines.join('\n')}`).toEqual([]);
+}
+
+const base: Partial<RunOptions> = { requestTimeoutMs: 10_000 };
+
+async function httpRun(command: string, options: Partial<RunOptions> & { portEnv?: boolean } = {}): Promise<RunResult> {
+  const port = await freePort();
+  const { portEnv, ...rest } = options;
+  return runConformance({
+    ...base,
+    command: portEnv ? command : `${command} ${port}`,
+    url: `http://127.0.0.1:${port}/mcp`,
+    ...(portEnv ? { env: { PORT: String(port) } } : {}),
+    ...rest,
+  });
+}
+
+describe('server-everything (1.x SDK, legacy)', () => {
+  it('stdio: detected as legacy, verdicts as expected', async () => {
+    const run = await runConformance({ ...base, command: `node ${EVERYTHING} stdio` });
+    expect(run.era, describeRun(run)).toMatchObject({ era: 'legacy', how: 'detected', negotiatedVersion: '2025-11-25' });
+    expect(run.server?.name).toBe('mcp-servers/everything');
+    compare('everything-stdio', run);
+  });
+
+  it('Streamable HTTP: detected as legacy, verdicts as expected', async () => {
+    const run = await httpRun(`node ${EVERYTHING} streamableHttp`, { portEnv: true });
+    expect(run.era, describeRun(run)).toMatchObject({ era: 'legacy', how: 'detected' });
+    compare('everything-http', run);
+  });
+});
+
+describe('2.x SDK fixtures (dual-era)', () => {
+  it('stdio, --spec all: both eras, verdicts as expected', async () => {
+    const run = await runConformance({ ...base, command: `node ${join(SDK2, 'stdio.js')}`, spec: 'all' });
+    expect(run.eras?.map((e) => e.era?.era)).toEqual(['modern', 'legacy']);
+    compare('sdk2-stdio-modern', run.eras![0]!);
+    compare('sdk2-stdio-legacy', run.eras![1]!);
+  });
+
+  it('stdio, paged catalogue: detected as modern, the cursor walk as expected', async () => {
+    const run = await runConformance({ ...base, command: `node ${join(SDK2, 'stdio.js')} --paged` });
+    expect(run.era).toMatchObject({ era: 'modern', how: 'detected' });
+    const walk = run.checks.find((c) => c.id === 'tools-list/result-schema')!.results[0]!.details;
+    expect(walk).toMatchObject({ pages: 3, tools: 25 });
+    compare('sdk2-paged-stdio', run);
+  });
+
+  it('Streamable HTTP, --spec all: both eras (legacy served statelessly), verdicts as expected', async () => {
+    const run = await httpRun(`node ${join(SDK2, 'http.js')}`, { spec: 'all' });
+    expect(run.eras?.map((e) => e.era?.era)).toEqual(['modern', 'legacy']);
+    compare('sdk2-http-modern', run.eras![0]!);
+    compare('sdk2-http-legacy', run.eras![1]!);
+  });
+});
+
+/** A legacy connection to a real server, with waiters registered before the handshake. */
+async function legacySession(command: string, url?: string, env: Record<string, string> = {}) {
+  const target = await Target.open({
+    command,
+    url,
+    headers: {},
+    env,
+    revision: '2026-07-28',
+    schema: ProtocolSchema.load('2026-07-28'),
+    redactor: new Redactor(),
+    requestTimeoutMs: 10_000,
+    maxMessageBytes: 8 << 20,
+    startupTimeoutMs: 15_000,
+    shutdownGraceMs: 1000,
+    clock: () => 0,
+  });
+  target.useEra('legacy', ProtocolSchema.load('2025-11-25'));
+  const s = await target.connect({ handshake: false });
+  return { target, s };
+}
+
+const answersSent = (s: Session) =>
+  s.frames().filter((f) => f.dir === 'out').map((f) => JSON.parse(f.text) as JsonObject).filter((m) => !('method' in m));
+
+describe('the legacy session on real servers', () => {
+  it('server-everything stdio: list changes received; roots, sampling and elicitation answered during the session and calls', async () => {
+    const { target, s } = await legacySession(`node ${EVERYTHING} stdio`);
+    try {
+      const listChanged = s.waitForMessage((m) => m.method === 'notifications/tools/list_changed', 10_000);
+      const roots = s.waitForMessage((m) => m.method === 'roots/list', 10_000);
+      const hs = await legacyHandshake(s, ProtocolSchema.load('2025-11-25'));
+      expect(hs.problem).toBeUndefined();
+      expect(await listChanged, 'notifications/tools/list_changed').toBeDefined();
+      expect(await roots, 'roots/list from the server').toBeDefined();
+      const call = await s.request('tools/call', { name: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 5 } });
+      expect(JSON.stringify(call.result), JSON.stringify(call.error)).toContain(SAMPLING_TEXT);
+      const elicit = await s.request('tools/call', { name: 'trigger-elicitation-request', arguments: {} });
+      expect(JSON.stringify(elicit.result), JSON.stringify(elicit.error)).toContain('declined');
+      expect(answersSent(s).map((m) => Object.keys(m.result as JsonObject).sort().join(','))).toEqual(
+        expect.arrayContaining(['roots', 'content,model,role,stopReason', 'action']),
+      );
+      expect(s.violations).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('server-everything Streamable HTTP: session id carried, roots asked on the GET stream, sampling answered during a call', async () => {
+    const port = await freePort();
+    const { target, s } = await legacySession(`node ${EVERYTHING} streamableHttp`, `http://127.0.0.1:${port}/mcp`, { PORT: String(port) });
+    try {
+      const roots = s.waitForMessage((m) => m.method === 'roots/list', 10_000);
+      const hs = await legacyHandshake(s, ProtocolSchema.load('2025-11-25'));
+      expect(hs.problem).toBeUndefined();
+      expect(s.sessionId).toMatch(/^[\x21-\x7e]+$/);
+      const asked = await roots;
+      expect(asked?.frame.http?.stream, 'roots/list arrived on the GET stream').toBe(true);
+      const call = await s.request('tools/call', { name: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 5 } });
+      expect(JSON.stringify(call.result), JSON.stringify(call.error)).toContain(SAMPLING_TEXT);
+      expect(s.violations).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('2.x SDK Streamable HTTP, legacy era: served statelessly (no session id, no GET stream), nothing misread', async () => {
+    const port = await freePort();
+    const { target, s } = await legacySession(`node ${join(SDK2, 'http.js')} ${port}`, `http://127.0.0.1:${port}/mcp`);
+    try {
+      const hs = await legacyHandshake(s, ProtocolSchema.load('2025-11-25'));
+      expect(hs.problem).toBeUndefined();
+      expect(s.sessionId).toBeUndefined();
+      expect(await s.listen(), 'the GET stream is refused').toBe(405);
+      const list = await s.request('tools/list');
+      expect((list.result?.tools as JsonObject[]).map((t) => t.name)).toContain('forecast');
+      expect(s.violations, 'the JSON body of the 405 is not taken for a message').toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('2.x SDK stdio, legacy era: the tool registered after initialize is announced, and its sampling request answered', async () => {
+    const { target, s } = await legacySession(`node ${join(SDK2, 'stdio.js')}`);
+    try {
+      const listChanged = s.waitForMessage((m) => m.method === 'notifications/tools/list_changed', 10_000);
+      const hs = await legacyHandshake(s, ProtocolSchema.load('2025-11-25'));
+      expect(hs.problem).toBeUndefined();
+      expect(await listChanged, 'notifications/tools/list_changed').toBeDefined();
+      const list = await s.request('tools/list');
+      expect((list.result?.tools as JsonObject[]).map((t) => t.name)).toContain('summarize');
+      const call = await s.request('tools/call', { name: 'summarize', arguments: { text: 'a long text' } });
+      expect(JSON.stringify(call.result), JSON.stringify(call.error)).toContain(SAMPLING_TEXT);
+      expect(s.violations).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+});
