@@ -156,6 +156,9 @@ async function main() {
   }
   process.stdout.write(`tools/list walk over stdio, pages of ${PAGE_SIZE}, best of ${RUNS} runs (Node ${process.version})\n`);
   process.stdout.write(`${table(rows)}\n`);
+  // The generated tools/call suite's throughput (bench/arguments.js).
+  const { run: argumentsBench } = await import('./arguments.js');
+  process.stdout.write(`\n${await argumentsBench()}\n`);
 }
 
 const i = process.argv.indexOf('--child');

@@ -7,7 +7,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { findConfig, loadConfig, resolveSecrets, type LoadedConfig } from '../engine/config.js';
-import { DEFAULTS, runConformance, selectChecks, SPEC_CHOICES, toolVersion } from '../engine/run.js';
+import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, runConformance, selectChecks, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { killAllServers } from '../harness/process.js';
 import { renderConsole, writeReports } from '../render/index.js';
 import { catalogue } from '../suites/index.js';
@@ -38,6 +38,12 @@ interface Flags {
   shutdownTimeout: number;
   maxRounds: number;
   probeTimeout: number;
+  notificationTimeout?: number;
+  runs: number;
+  seed?: number;
+  replay?: string;
+  tools: string[];
+  allowSideEffects: boolean;
   color: boolean;
 }
 
@@ -47,6 +53,13 @@ const positiveInt = (label: string) => (value: string) => {
   return n;
 };
 const collect = (value: string, prev: string[]) => [...prev, value];
+const seedValue = (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > 0x7fffffff) {
+    throw new InvalidArgumentError('--seed must be a whole number from 0 to 2147483647');
+  }
+  return n;
+};
 
 function program(): Command {
   const cmd = new Command('mcp-conformance')
@@ -82,6 +95,16 @@ function program(): Command {
     )
     .option('--max-rounds <n>', 'most requests one input_required round trip sends before it is judged non-terminating', positiveInt('--max-rounds'), DEFAULTS.maxRounds)
     .option('--probe-timeout <ms>', 'auto: how long the server/discover era probe waits before falling back to initialize', positiveInt('--probe-timeout'), DEFAULTS.probeTimeoutMs)
+    .option(
+      '--notification-timeout <ms>',
+      `how long to wait for a change notification after the list-changed trigger (default: listChanged.timeoutMs of the config file, else ${NOTIFICATION_TIMEOUT_MS})`,
+      positiveInt('--notification-timeout'),
+    )
+    .option('--runs <n>', 'generated tools/call arguments per tool and check', positiveInt('--runs'), DEFAULTS.runs)
+    .option('--seed <n>', 'seed of argument generation (default: random, reported)', seedValue)
+    .option('--replay <path@tool>', 'replay one generated case, as a failure prints it (with its --seed and --check)')
+    .option('--tools <glob>', 'tools that may be called with valid arguments besides read-only ones (repeatable)', collect, [])
+    .option('--allow-side-effects', 'call every tool with valid arguments, read-only or not', false)
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -249,6 +272,13 @@ export async function main(argv: string[]): Promise<number> {
       shutdownGraceMs: flags.shutdownTimeout,
       maxRounds: flags.maxRounds,
       probeTimeoutMs: flags.probeTimeout,
+      notificationTimeoutMs: flags.notificationTimeout,
+      runs: flags.runs,
+      seed: flags.seed,
+      replay: flags.replay,
+      tools: flags.tools,
+      allowSideEffects: flags.allowSideEffects,
+      invocation: argv,
       config: loaded?.config,
       cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,

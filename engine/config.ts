@@ -52,6 +52,9 @@ export interface ToolFixture {
   calls?: FixtureCall[];
 }
 
+/** Something that changes the server's tool list: a tool call, or a shell command. */
+export type ChangeTrigger = { tool: string; arguments?: Record<string, unknown> } | { command: string };
+
 export interface Config {
   server?: {
     command?: string;
@@ -61,7 +64,7 @@ export interface Config {
     headers?: Record<string, SecretRef>;
   };
   tools?: { include?: string[]; exclude?: string[]; allowSideEffects?: boolean };
-  listChanged?: { trigger?: { tool: string; arguments?: Record<string, unknown> } | { command: string }; timeoutMs?: number };
+  listChanged?: { trigger?: ChangeTrigger; undo?: ChangeTrigger; timeoutMs?: number };
   slowTool?: ToolCallSpec;
   capabilityTool?: ToolCallSpec & { requires: InputCapability[] };
   /** Per-tool fixtures, by tool name. */

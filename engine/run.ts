@@ -3,6 +3,7 @@
  * checks subject by subject, and returns the result model. It never throws:
  * a run that cannot do its job comes back with `aborted` set and exit code 2.
  */
+import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
@@ -14,6 +15,7 @@ import { withAbortScope } from '../harness/scope.js';
 import type { Exchange, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
+import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
 import { Probe, requirementFor, VerdictSignal, type Check, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import type { Config } from './config.js';
@@ -57,8 +59,22 @@ export interface RunOptions {
   maxPages?: number;
   /** Most requests one multi round-trip (input_required) drive sends. */
   maxRounds?: number;
+  /** How long to wait for a change notification (default: the config's listChanged.timeoutMs, else NOTIFICATION_TIMEOUT_MS). */
+  notificationTimeoutMs?: number;
   /** The configuration file's content (what generic probing cannot know). */
   config?: Config;
+  /** Generated calls per tool for each tools-call property (default 20). */
+  runs?: number;
+  /** Seed of argument generation (default: a random one, reported). */
+  seed?: number;
+  /** Replay one generated case: `<path>@<tool>` as a failure reports it (needs `seed`). */
+  replay?: string;
+  /** Tool name globs that may be called with valid arguments besides read-only tools. */
+  tools?: string[];
+  /** Call every tool with valid arguments, read-only or not. */
+  allowSideEffects?: boolean;
+  /** The command line of the run (reports print replay commands from it; secrets are redacted). */
+  invocation?: string[];
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
   signal?: AbortSignal;
 }
@@ -75,7 +91,11 @@ export const DEFAULTS = {
   maxRestarts: 3,
   maxPages: 10_000,
   maxRounds: 8,
+  runs: DEFAULT_RUNS,
 };
+
+/** Default wait for a change notification after the list-changed trigger. */
+export const NOTIFICATION_TIMEOUT_MS = 5_000;
 
 export function toolVersion(): { name: string; version: string } {
   try {
@@ -118,6 +138,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     },
     revision: o.spec,
     strict: !!o.strict,
+    seed: o.seed ?? randomInt(0, 2 ** 31 - 1),
+    ...(o.invocation ? { invocation: o.invocation.map((a) => redactor.redact(a)) } : {}),
     checks: [],
     summary: summarize([]),
     stderr: '',
@@ -141,6 +163,22 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     result.aborted = `unknown --spec ${o.spec} (known: ${SPEC_CHOICES.join(', ')})`;
     return finish();
   }
+  const replay = o.replay === undefined ? undefined : parseReplay(o.replay);
+  if (replay === null) {
+    result.aborted = `--replay must look like <path>@<tool> as a failure reports it (e.g. 3:1:0@search), got ${JSON.stringify(o.replay)}`;
+    return finish();
+  }
+  if (replay && o.seed === undefined) {
+    result.aborted = '--replay needs the --seed of the run that found the case';
+    return finish();
+  }
+  const argumentSettings: ArgumentSettings = {
+    runs: o.runs,
+    seed: result.seed!,
+    ...(replay ? { replay } : {}),
+    include: o.tools ?? [],
+    allowSideEffects: !!o.allowSideEffects,
+  };
   const mode: EraMode = o.spec === 'auto' ? 'auto' : o.spec === LEGACY_REVISION ? 'legacy' : 'modern';
   const modernRevision = mode === 'modern' ? o.spec : MODERN_REVISION;
   const checks = selectChecks(o.checks);
@@ -240,7 +278,14 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       transport,
       revision: opening.revision,
       era,
-      settings: { requestTimeoutMs: o.requestTimeoutMs, maxPages: o.maxPages, maxRounds: o.maxRounds, maxMessageBytes: o.maxMessageBytes },
+      settings: {
+        requestTimeoutMs: o.requestTimeoutMs,
+        maxPages: o.maxPages,
+        maxRounds: o.maxRounds,
+        notificationTimeoutMs: o.notificationTimeoutMs ?? o.config?.listChanged?.timeoutMs ?? NOTIFICATION_TIMEOUT_MS,
+        arguments: argumentSettings,
+        maxMessageBytes: o.maxMessageBytes,
+      },
       config: o.config ?? {},
       signal: stop.signal,
       session: () => primary!,
@@ -257,6 +302,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       allSessions: () => sessions,
       schemaJudged: new Set<string>(),
       framesJudged: new Set<string>(),
+      schemaJudgedExchanges: new WeakSet<Exchange>(),
+      protocolSchema: schema,
     };
 
     /**

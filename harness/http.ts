@@ -11,10 +11,14 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import { TransportError } from './errors.js';
 import { encodeHeaderValue } from './protocol.js';
 import type { HttpInfo, SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
+
+/** How an SSE body begins: a field line or a comment. */
+const SSE_START = /^(?:(?:event|data|id|retry)[ \t]*:|:)/;
 
 export interface HttpOptions {
   url: string;
@@ -93,6 +97,7 @@ export class HttpTransport implements Transport {
     body: string | undefined,
     signal: AbortSignal | undefined,
     early: boolean,
+    /** Which POST this exchange carries: a request's id (recorded on its frames), or a notification's. */
     origin: Pick<HttpInfo, 'requestId' | 'notification'>,
   ): Promise<SendOutcome> {
     const sink = this.sink!;
@@ -114,12 +119,12 @@ export class HttpTransport implements Transport {
           this.legacySessionId = assigned;
         }
         const contentType = String(res.headers['content-type'] ?? '');
-        const isSse = contentType.toLowerCase().startsWith('text/event-stream');
-        const httpInfo: HttpInfo = { status, contentType, stream: isSse, ...origin };
+        const declaredSse = contentType.toLowerCase().startsWith('text/event-stream');
+        const httpInfo: HttpInfo = { status, contentType, stream: declaredSse, ...origin };
         if (early) {
           resolve({ http: httpInfo });
           // A GET answered without a stream (405: none offered) carries nothing for the session.
-          if (!isSse || status < 200 || status >= 300) {
+          if (!declaredSse || status < 200 || status >= 300) {
             res.resume();
             return;
           }
@@ -129,71 +134,89 @@ export class HttpTransport implements Transport {
         let snippet = '';
         res.on('aborted', () => {});
         res.on('error', () => {});
-        if (isSse) {
-          // Bytes fed since the last complete event; past `max` the event is dropped up to its end.
-          let since = 0;
-          let discarding = false;
-          let tail = '';
-          const parser = createParser({
-            onEvent: (event) => {
-              since = 0;
-              if (event.data.trim() === '') return;
-              delivered = true;
-              sink.message(event.data, httpInfo);
-            },
-          });
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            if (discarding) {
-              const text = tail + chunk;
-              const end = eventBoundary(text);
-              if (end === -1) {
-                tail = text.slice(-3);
-                return;
-              }
-              discarding = false;
-              tail = '';
-              chunk = text.slice(end);
-            }
-            since += chunk.length;
-            parser.feed(chunk);
-            if (since > max) {
-              oversized = true;
-              sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes) and was dropped`, chunk.slice(0, 256));
-              parser.reset({ consume: false });
-              discarding = true;
-              since = 0;
-            }
-          });
-        } else {
-          const parts: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            if (oversized) return;
-            size += chunk.length;
-            if (size > max) {
-              oversized = true;
-              const head = Buffer.concat([...parts, chunk].slice(0, 2)).subarray(0, 256).toString('utf8');
-              sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes) and was dropped`, head);
-              parts.length = 0;
-              req.destroy();
+        // The body is an SSE stream when the server says so, or (judged elsewhere)
+        // when it streams SSE events under another content type.
+        let mode: 'sse' | 'body' | undefined = declaredSse ? 'sse' : undefined;
+        let head = '';
+        const decoder = new StringDecoder('utf8');
+        // SSE: characters fed since the last complete event; past `max` the event is dropped up to its end.
+        let since = 0;
+        let discarding = false;
+        let tail = '';
+        const parser = createParser({
+          onEvent: (event) => {
+            since = 0;
+            if (event.data.trim() === '') return;
+            delivered = true;
+            sink.message(event.data, httpInfo);
+          },
+        });
+        const feedSse = (text: string) => {
+          if (discarding) {
+            const joined = tail + text;
+            const end = eventBoundary(joined);
+            if (end === -1) {
+              tail = joined.slice(-3);
               return;
             }
+            discarding = false;
+            tail = '';
+            text = joined.slice(end);
+          }
+          since += text.length;
+          parser.feed(text);
+          if (since > max) {
+            oversized = true;
+            sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes) and was dropped`, text.slice(0, 256));
+            parser.reset({ consume: false });
+            discarding = true;
+            since = 0;
+          }
+        };
+        const parts: Buffer[] = [];
+        let size = 0;
+        const feed = (chunk: Buffer) => {
+          if (mode === 'sse') return feedSse(decoder.write(chunk));
+          if (oversized) return;
+          size += chunk.length;
+          if (size > max) {
+            oversized = true;
+            const excerpt = Buffer.concat([...parts, chunk].slice(0, 2)).subarray(0, 256).toString('utf8');
+            sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes) and was dropped`, excerpt);
+            parts.length = 0;
+            req.destroy();
+            return;
+          }
+          parts.push(chunk);
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (mode === undefined) {
+            head += chunk.toString('latin1');
             parts.push(chunk);
-          });
-          res.on('end', () => {
-            const body = Buffer.concat(parts).toString('utf8');
-            if (body.trim() === '') return;
-            // An HTTP error answer (401, 404, ...) may carry any body; only a JSON-RPC one is a message.
-            const ok = status >= 200 && status < 300;
-            if ((/json/i.test(contentType) || /^\s*[{[]/.test(body)) && (ok || /"jsonrpc"\s*:/.test(body))) {
-              delivered = true;
-              sink.message(body, httpInfo);
-            } else {
-              snippet = body.slice(0, 200);
-            }
-          });
-        }
+            const start = head.trimStart();
+            if (start === '' && head.length < 1024) return;
+            mode = SSE_START.test(start) ? 'sse' : 'body';
+            httpInfo.stream = mode === 'sse';
+            const buffered = Buffer.concat(parts);
+            parts.length = 0;
+            feed(buffered);
+            return;
+          }
+          feed(chunk);
+        });
+        res.on('end', () => {
+          if (mode === 'sse') return;
+          const body = Buffer.concat(parts).toString('utf8');
+          if (body.trim() === '') return;
+          // An HTTP error answer (401, 404, ...) may carry any body; only a JSON-RPC one is a message.
+          const ok = status >= 200 && status < 300;
+          if ((/json/i.test(contentType) || /^\s*[{[]/.test(body)) && (ok || /"jsonrpc"\s*:/.test(body))) {
+            delivered = true;
+            sink.message(body, httpInfo);
+          } else {
+            snippet = body.slice(0, 200);
+          }
+        });
         res.on('close', () =>
           resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }), ...(oversized ? { oversized } : {}) }),
         );

@@ -48,21 +48,29 @@ export function dialectOf(uri: string | undefined): Dialect | undefined {
 
 const shared = new Map<Dialect, AnyAjv>();
 
-/** An ajv instance for the dialect named by `$schema` (2020-12 by default). */
-export function ajvFor(schemaUri: string | undefined, opts: { fresh?: boolean } = {}): AnyAjv {
+const sharedAllErrors = new Map<Dialect, AnyAjv>();
+
+/**
+ * An ajv instance for the dialect named by `$schema` (2020-12 by default).
+ * `allErrors` reports every violation instead of the first (to see which
+ * keyword at which location a value breaks).
+ */
+export function ajvFor(schemaUri: string | undefined, opts: { fresh?: boolean; allErrors?: boolean } = {}): AnyAjv {
   const dialect = dialectOf(schemaUri) ?? '2020-12';
+  const cache = opts.allErrors ? sharedAllErrors : shared;
   if (!opts.fresh) {
-    const hit = shared.get(dialect);
+    const hit = cache.get(dialect);
     if (hit) return hit;
   }
+  const options: Options = { ...BASE, allErrors: !!opts.allErrors };
   let ajv: AnyAjv;
-  if (dialect === '2020-12') ajv = new Ajv2020(BASE);
-  else if (dialect === '2019-09') ajv = new Ajv2019(BASE);
+  if (dialect === '2020-12') ajv = new Ajv2020(options);
+  else if (dialect === '2019-09') ajv = new Ajv2019(options);
   else {
-    ajv = new Ajv(BASE);
+    ajv = new Ajv(options);
   }
   addFormats(ajv);
-  if (!opts.fresh) shared.set(dialect, ajv);
+  if (!opts.fresh) cache.set(dialect, ajv);
   return ajv;
 }
 

@@ -121,7 +121,7 @@ export async function legacyHandshake(session: Session, schema: ProtocolSchema, 
     if (opts.skipInitialized) return hs;
     initializedSent = true;
     hs.initialized = await session.notify('notifications/initialized');
-    await session.listen();
+    await session.openGetStream();
     return hs;
   } finally {
     off();

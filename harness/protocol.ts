@@ -19,6 +19,8 @@ export interface MetaOptions {
   capabilities?: Record<string, unknown>;
   /** Protocol version to declare (default: the run's revision). */
   protocolVersion?: string;
+  /** Client identity to declare (default: this suite's). */
+  clientInfo?: { name: string; version: string };
   /** Leave these required or optional fields out (adversarial probes). */
   omit?: Array<'protocolVersion' | 'clientCapabilities' | 'clientInfo'>;
   /** Send no `_meta` at all. */
@@ -34,7 +36,7 @@ export function buildMeta(version: string, opts: MetaOptions = {}): Record<strin
   if (opts.none) return undefined;
   const meta: Record<string, unknown> = {
     [META.protocolVersion]: opts.protocolVersion ?? version,
-    [META.clientInfo]: CLIENT_INFO,
+    [META.clientInfo]: opts.clientInfo ?? CLIENT_INFO,
     [META.clientCapabilities]: opts.capabilities ?? {},
   };
   for (const key of opts.omit ?? []) delete meta[META[key]];

@@ -13,6 +13,7 @@ import type { StopOutcome } from './process.js';
 import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { currentAbortScope } from './scope.js';
+import { Subscription, SUBSCRIPTION_NOTIFICATIONS, subscriptionIdOf, type Attribution } from './subscription.js';
 import type { HttpInfo, Transport } from './transport.js';
 import type { TransportKind, WireFrame } from '../suites/model.js';
 
@@ -93,6 +94,7 @@ const VIOLATION_FRAME_CHARS = 2048;
 export interface RequestOptions {
   /** `_meta` variations for adversarial probes. */
   meta?: MetaOptions;
+  /** How long to wait for the response; `Infinity` for a long-lived request (e.g. subscriptions/listen). */
   timeoutMs?: number;
   /** Aborting cancels the wait (and on HTTP closes the response stream). */
   signal?: AbortSignal;
@@ -133,6 +135,18 @@ interface Pending {
   reject: (err: Error) => void;
   timer?: NodeJS.Timeout;
   cleanup: () => void;
+  /** Stop waiting because the suite cancelled the request (HTTP: closes its stream). */
+  cancel: () => void;
+}
+
+/** A request the suite cancelled, and whatever the server still sent for it. */
+interface CancelledRequest {
+  id: RequestId;
+  method: string;
+  /** Responses that arrived after the cancellation. */
+  late: WireFrame[];
+  /** stdio: the notifications/cancelled the suite sent. */
+  frame?: WireFrame;
 }
 
 let idCounter = 0;
@@ -161,9 +175,14 @@ export class Session {
   readonly received = { responses: 0, notifications: 0, other: 0 };
   /** Problems of the suite itself while handling this connection's input (reported as harness errors). */
   readonly internalErrors: string[] = [];
+  /** Every `resultType` seen in a result, per method: how often, and the first frame that carried it. */
+  readonly resultTypes = new Map<string, { resultType: unknown; method: string; count: number; frame: WireFrame }>();
   private seq = 0;
   private closedReason: string | undefined;
   private profile: EraProfile;
+  private readonly closeWaiters = new Set<(reason: string) => void>();
+  private readonly subscriptions: Subscription[] = [];
+  private readonly cancelledRequests = new Map<string, CancelledRequest>();
 
   constructor(
     readonly transport: Transport,
@@ -231,6 +250,13 @@ export class Session {
     return idCounter % 2 === 1 ? idCounter : `mcpc-${idCounter}`;
   }
 
+  /** The next unique id of the given JSON type. */
+  nextIdOf(type: 'number' | 'string'): RequestId {
+    let id = this.nextId();
+    while (typeof id !== type) id = this.nextId();
+    return id;
+  }
+
   /**
    * Send a request and wait for its response. Resolves with the exchange for a
    * result or a JSON-RPC error alike; rejects when no response can come (timeout,
@@ -243,6 +269,78 @@ export class Session {
     const id = opts.id ?? this.nextId();
     const message = { jsonrpc: '2.0', id, method, params: fullParams };
     return this.send(message, opts);
+  }
+
+  /**
+   * Open a subscription: send `subscriptions/listen` with `params` (which
+   * carry the `notifications` filter) and return its handle at once. The
+   * request has no timeout; it ends with the server's response, the handle's
+   * `cancel()`, or the connection closing.
+   */
+  listen(params: JsonObject, opts: RequestOptions = {}): Subscription {
+    const id = opts.id ?? this.nextId();
+    let requestFrame: WireFrame | undefined;
+    const meta = this.profile.meta(opts.meta);
+    const fullParams: JsonObject = { ...params };
+    if (meta) fullParams._meta = { ...(params._meta as JsonObject | undefined), ...meta };
+    const exchange = this.send(
+      { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: fullParams },
+      { ...opts, timeoutMs: Infinity },
+      (frame) => (requestFrame = frame),
+    );
+    const filter = (params.notifications ?? {}) as JsonObject;
+    const sub = new Subscription(id, filter, exchange, async (rid) => {
+      await this.cancel(rid);
+      return this.cancelledRequests.get(idKey(rid))?.frame;
+    });
+    sub.requestFrame = requestFrame;
+    this.subscriptions.push(sub);
+    if (this.subscriptions.length > 1000) this.subscriptions.splice(0, this.subscriptions.length - 1000);
+    return sub;
+  }
+
+  /**
+   * Cancel an in-flight request the way the transport says: on stdio send
+   * `notifications/cancelled` naming it, on HTTP close its response stream.
+   * The request's promise rejects with AbortedError; anything the server still
+   * sends for it is kept (see `lateResponses`) instead of being a stray message.
+   * Returns false when the request was no longer in flight.
+   */
+  async cancel(id: RequestId, reason = 'cancelled by the conformance suite'): Promise<boolean> {
+    const key = idKey(id);
+    const pending = this.pending.get(key);
+    if (!pending) return false;
+    const record: CancelledRequest = { id, method: pending.exchange.method, late: [] };
+    this.cancelledRequests.set(key, record);
+    if (this.kind === 'stdio' && !this.closedReason) {
+      record.frame = await this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => undefined);
+    }
+    pending.cancel();
+    return true;
+  }
+
+  /** Responses the server sent for a request after the suite cancelled it. */
+  lateResponses(id: RequestId): WireFrame[] {
+    return [...(this.cancelledRequests.get(idKey(id))?.late ?? [])];
+  }
+
+  /** stdio: close the server's stdin (its shutdown signal) and keep reading what it still writes. */
+  endInput(): void {
+    this.transport.endInput?.();
+  }
+
+  /** Resolves with the reason once the connection has closed, or undefined when the deadline passes first. */
+  waitClosed(timeoutMs: number): Promise<string | undefined> {
+    if (this.closedReason) return Promise.resolve(this.closedReason);
+    return new Promise((resolve) => {
+      const done = (reason: string | undefined) => {
+        clearTimeout(timer);
+        this.closeWaiters.delete(done);
+        resolve(reason);
+      };
+      const timer = setTimeout(() => done(undefined), timeoutMs);
+      this.closeWaiters.add(done);
+    });
   }
 
   /** Send any request-shaped object as is (no `_meta` added): for malformed-request probes. */
@@ -267,13 +365,17 @@ export class Session {
    * status once the answer's headers arrived (405: the server offers none);
    * undefined on stdio, where everything arrives on stdout.
    */
-  async listen(): Promise<number | undefined> {
+  async openGetStream(): Promise<number | undefined> {
     if (!this.transport.listen || this.closedReason) return undefined;
     const outcome = await this.transport.listen({ protocolVersion: this.profile.headerVersion, era: this.profile.era });
     return outcome.http?.status;
   }
 
-  private send(message: JsonObject & { id: RequestId; method: string }, opts: RequestOptions): Promise<Exchange> {
+  private send(
+    message: JsonObject & { id: RequestId; method: string },
+    opts: RequestOptions,
+    onSent?: (frame: WireFrame) => void,
+  ): Promise<Exchange> {
     const { id, method } = message;
     const params = message.params as JsonObject | undefined;
     const key = idKey(id);
@@ -293,7 +395,7 @@ export class Session {
           const err = new AbortedError(`${method} was abandoned: ${abortReason(opts.signal, scope, this.opts.runSignal)}`);
           err.frames = exchange.frames;
           reject(err);
-          if (sent) this.cancel(id, 'abandoned by the client');
+          if (sent) this.notifyAbandoned(id, 'abandoned by the client');
         });
       };
       const signals = [opts.signal, scope, this.opts.runSignal].filter((s): s is AbortSignal => !!s);
@@ -307,6 +409,10 @@ export class Session {
           for (const s of signals) s.removeEventListener('abort', onAbort);
           this.pending.delete(key);
         },
+        cancel: () => {
+          http.abort();
+          settle(() => reject(new AbortedError(`${method} was cancelled by the suite`)));
+        },
       };
       const settle = (fn: () => void) => {
         if (!this.pending.has(key) || this.pending.get(key) !== pending) return;
@@ -315,15 +421,17 @@ export class Session {
         this.remember(key, 'abandoned');
         fn();
       };
-      pending.timer = setTimeout(() => {
-        http.abort();
-        settle(() => {
-          const err = new RequestTimeoutError(method, timeoutMs);
-          err.frames = exchange.frames;
-          reject(err);
-          this.cancel(id, `no answer within ${timeoutMs} ms`);
-        });
-      }, timeoutMs);
+      if (Number.isFinite(timeoutMs)) {
+        pending.timer = setTimeout(() => {
+          http.abort();
+          settle(() => {
+            const err = new RequestTimeoutError(method, timeoutMs);
+            err.frames = exchange.frames;
+            reject(err);
+            this.notifyAbandoned(id, `no answer within ${timeoutMs} ms`);
+          });
+        }, timeoutMs);
+      }
       this.pending.set(key, pending);
       this.remember(key, 'pending');
       for (const s of signals) {
@@ -332,8 +440,10 @@ export class Session {
       }
 
       const text = JSON.stringify(message);
-      exchange.frames.push(this.record('out', text));
+      const out = this.record('out', text);
+      exchange.frames.push(out);
       sent = true;
+      onSent?.(out);
       const name = typeof params?.name === 'string' ? params.name : typeof params?.uri === 'string' ? params.uri : undefined;
       const metaVersion = (params?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'];
       const headers = { ...this.paramHeaders(method, params), ...opts.headers };
@@ -486,6 +596,7 @@ export class Session {
       else if (checked.errors.length) {
         this.violate('schema-invalid', `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`, frame);
       }
+      this.routeNotification(obj, frame);
     } else {
       this.received.other++;
       this.violate('not-jsonrpc', `the server sent a JSON-RPC object that is neither request, response nor notification`, frame);
@@ -519,6 +630,15 @@ export class Session {
       // On HTTP an error without id answers the request whose POST it came on.
       pending = this.pending.get(idKey(http.requestId));
     }
+    if (!pending && (typeof id === 'string' || typeof id === 'number')) {
+      // A response to a request the suite cancelled: evidence for the check that cancelled it.
+      const late = this.cancelledRequests.get(idKey(id)) ?? this.cancelledRequests.get(idKey(typeof id === 'string' ? Number(id) : String(id)));
+      if (late && String(late.id) === String(id)) {
+        late.late.push(frame);
+        if (late.method === 'subscriptions/listen') this.subscriptionFor(late.id)?.deliver(obj, frame, 'response');
+        return;
+      }
+    }
     if (!pending) {
       const shown = truncate(JSON.stringify(id) ?? 'no id', 60);
       if (http?.notification) {
@@ -539,7 +659,14 @@ export class Session {
     if (frame.http) ex.http = { status: frame.http.status ?? 0, contentType: frame.http.contentType, stream: frame.http.stream };
     if (typeMismatch) ex.idTypeMismatch = true;
     if ('error' in obj) ex.error = obj.error as RpcError;
-    else ex.result = obj.result as JsonObject;
+    else {
+      ex.result = obj.result as JsonObject;
+      const rt = ex.result?.resultType;
+      const tally = `${ex.method}|${JSON.stringify(rt) ?? 'absent'}`;
+      const seen = this.resultTypes.get(tally);
+      if (seen) seen.count++;
+      else if (this.resultTypes.size < 1000) this.resultTypes.set(tally, { resultType: rt, method: ex.method, count: 1, frame });
+    }
     const checked = this.validate(obj, ex.method);
     ex.schemaDef = checked.def;
     ex.schemaErrors = checked.errors;
@@ -549,6 +676,7 @@ export class Session {
     }
     if (checked.errors.length && this.invalidExchanges.length < MAX_VIOLATIONS) this.invalidExchanges.push(ex);
     if (ex.method === 'tools/list' && ex.result) this.learnTools(ex.result);
+    if (ex.method === 'subscriptions/listen') this.subscriptionFor(ex.id)?.deliver(obj, frame, 'response');
     const key = idKey(ex.id);
     ex.durationMs = Date.now() - pending.started;
     pending.cleanup();
@@ -563,8 +691,8 @@ export class Session {
     if (this.ids.size > MAX_REMEMBERED_IDS) this.ids.delete(this.ids.keys().next().value!);
   }
 
-  /** stdio: tell the server the suite no longer waits for a request (basic/patterns/cancellation "Timeouts"). */
-  private cancel(id: RequestId, reason: string): void {
+  /** stdio: tell the server the suite no longer waits for a request it gave up on (basic/patterns/cancellation "Timeouts"). */
+  private notifyAbandoned(id: RequestId, reason: string): void {
     if (this.kind !== 'stdio' || this.closedReason) return;
     void this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => {});
   }
@@ -590,9 +718,46 @@ export class Session {
       .catch(() => undefined);
   }
 
+  /** The subscription opened by the listen request with this id (exact JSON type). */
+  private subscriptionFor(id: RequestId): Subscription | undefined {
+    return this.subscriptions.find((s) => s.id === id);
+  }
+
+  /**
+   * Hand a notification to the subscription it belongs to, first rule that
+   * applies: the subscription its subscriptionId names, the listen request whose
+   * HTTP response stream carried it, the listen request a
+   * `notifications/cancelled` names, and on stdio an untagged subscription
+   * notification to the only open subscription.
+   */
+  private routeNotification(obj: JsonObject, frame: WireFrame): void {
+    if (this.subscriptions.length === 0) return;
+    const deliver = (subs: Subscription[], via: Attribution) => {
+      for (const s of subs) s.deliver(obj, frame, via);
+      return subs.length > 0;
+    };
+    // A subscriptionId naming a known subscription (same value, any JSON type, so a
+    // wrong type can be judged) decides, even when another subscription's stream carried it.
+    const tag = subscriptionIdOf(obj);
+    if ((typeof tag === 'string' || typeof tag === 'number') && deliver(this.subscriptions.filter((s) => String(s.id) === String(tag)), 'subscription-id')) return;
+    // HTTP: the listen request's own response stream.
+    const stream = frame.http?.requestId;
+    if (stream !== undefined && deliver(this.subscriptions.filter((s) => s.id === stream), 'stream')) return;
+    if (obj.method === 'notifications/cancelled') {
+      const rid = (obj.params as JsonObject | undefined)?.requestId;
+      if ((typeof rid === 'string' || typeof rid === 'number') && deliver(this.subscriptions.filter((s) => String(s.id) === String(rid)), 'cancelled')) return;
+    }
+    // stdio: an untagged subscription notification can only be the one open subscription's.
+    if (tag === undefined && this.kind === 'stdio' && SUBSCRIPTION_NOTIFICATIONS.has(String(obj.method))) {
+      const open = this.subscriptions.filter((s) => s.open);
+      if (open.length === 1) deliver(open, 'only-open');
+    }
+  }
+
   private onClosed(reason: string): void {
     if (this.closedReason) return;
     this.closedReason = reason;
+    for (const w of [...this.closeWaiters]) w(reason);
     for (const p of [...this.pending.values()]) {
       p.cleanup();
       p.exchange.durationMs = Date.now() - p.started;
@@ -643,7 +808,16 @@ export class Session {
       connection: this.opts.connection,
       text: truncated ? redacted.slice(0, max) : redacted,
       ...(truncated ? { truncated: true } : {}),
-      ...(http ? { http: { status: http.status, contentType: http.contentType, stream: http.stream } } : {}),
+      ...(http
+        ? {
+            http: {
+              status: http.status,
+              contentType: http.contentType,
+              stream: http.stream,
+              ...(http.requestId !== undefined ? { requestId: http.requestId } : {}),
+            },
+          }
+        : {}),
     };
     this.log.push(frame);
     this.logChars += frame.text.length;

@@ -52,6 +52,11 @@ export class StdioTransport implements Transport {
     return {};
   }
 
+  endInput(): void {
+    const stdin = this.process?.stdin;
+    if (stdin && !stdin.writableEnded) stdin.end();
+  }
+
   stderrTail(lines?: number): string {
     return this.process?.stderrTail(lines) ?? '';
   }

@@ -7,7 +7,7 @@ export interface HttpInfo {
   contentType?: string;
   /** True when the message arrived as an SSE event. */
   stream?: boolean;
-  /** The id of the request whose POST this message answered (absent for a notification's POST). */
+  /** The JSON-RPC id of the request whose POST carried this message (its response stream); absent for a notification's POST. */
   requestId?: string | number;
   /** The message arrived on the answer to a notification's POST. */
   notification?: boolean;
@@ -70,6 +70,11 @@ export interface Transport {
   listen?(info: SendInfo): Promise<SendOutcome>;
   /** Legacy era, HTTP: the session id the server assigned, if any. */
   readonly sessionId?: string;
+  /**
+   * stdio: close the server's input (its shutdown signal) while still reading
+   * its output. Absent on transports without such a signal.
+   */
+  endInput?(): void;
   /** Close the connection and release every resource; never throws. */
   close(): Promise<void>;
   /** stdio: how the server process ended when the connection was closed. */

@@ -19,6 +19,7 @@ import {
   groupByArea,
   lastFrames,
   overallVerdict,
+  replayCommand,
   specText,
 } from './text.js';
 
@@ -91,7 +92,7 @@ export function renderConsole(run: RunResult, opts: ConsoleOptions): string {
   for (const [area, checks] of groupByArea(run.checks)) {
     out.push('');
     out.push(paint(safeText(area), 'bold'));
-    for (const check of checks) renderCheck(check, paint, verbose, out);
+    for (const check of checks) renderCheck(check, paint, verbose, out, run);
   }
 
   renderFooter(run, paint, verbose, out);
@@ -156,7 +157,7 @@ function reasonSuffix(r: SubjectResult, paint: Paint): string {
   return paint(`— ${VERDICT_LABEL[r.verdict]}${reason}`, 'dim');
 }
 
-function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: string[]): void {
+function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: string[], run: RunResult): void {
   const results = check.results;
   const head = `${safeText(check.id)}  ${safeText(check.title)}`;
 
@@ -179,7 +180,7 @@ function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: st
     out.push(line);
     if (isProblem) {
       out.push(`${pad(6)}${paint('Spec:', 'dim')} ${specText(check)}`);
-      renderSubjectBody(r, paint, verbose, 6, out);
+      renderSubjectBody(r, paint, verbose, 6, out, run);
     } else if (verbose) {
       renderVerboseExtras(r, paint, 6, out);
     }
@@ -194,7 +195,7 @@ function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: st
   for (const r of results) {
     if (r.verdict !== 'fail' && r.verdict !== 'warn') continue;
     out.push(`${pad(6)}${verdictMark(r.verdict, paint)} ${safeClip(r.subject, 200)}`);
-    renderSubjectBody(r, paint, verbose, 10, out);
+    renderSubjectBody(r, paint, verbose, 10, out, run);
   }
 
   if (verbose) {
@@ -223,7 +224,7 @@ function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: st
 }
 
 /** Findings of a fail / warn subject, indented by `indent`. */
-function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, indent: number, out: string[]): void {
+function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult): void {
   const ind = pad(indent);
   if (r.reason !== undefined && r.reason !== '') {
     out.push(`${ind}${paint('Note:', 'dim')} ${safeClip(r.reason, verbose ? FIELD_CHARS_VERBOSE : FIELD_CHARS)}`);
@@ -233,14 +234,14 @@ function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, ind
   }
   r.findings.forEach((f, i) => {
     if (r.findings.length > 1) out.push(`${ind}${paint(`Finding ${i + 1} of ${r.findings.length}:`, 'bold')}`);
-    renderFinding(f, paint, verbose, indent, out);
+    renderFinding(f, paint, verbose, indent, out, run);
   });
   if (verbose && r.details !== undefined) {
     out.push(`${ind}${paint('Details:', 'dim')} ${safeClip(r.details, FIELD_CHARS_VERBOSE)}`);
   }
 }
 
-function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: number, out: string[]): void {
+function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult): void {
   const ind = pad(indent);
   const max = verbose ? FIELD_CHARS_VERBOSE : FIELD_CHARS;
   const field = (label: string, value: string): void => {
@@ -254,6 +255,7 @@ function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: numbe
   field('Requirement', f.requirement);
   field('Expected', f.expected);
   field('Actual', f.actual);
+  if (f.replay) field('Replay', replayCommand(run, f.replay));
 
   if (f.wire.length > 0) {
     const { shown, omitted } = lastFrames(f.wire, verbose ? Infinity : WIRE_FRAMES);

@@ -28,7 +28,7 @@ import jrbModule from 'junit-report-builder';
 import type { Builder, TestCase } from 'junit-report-builder';
 import type { CheckResult, Finding, RunResult, SubjectResult } from '../suites/model.js';
 import { safeClip, safeText, xmlSafe } from './escape.js';
-import { frameText, groupByArea, lastFrames, specText } from './text.js';
+import { frameText, groupByArea, lastFrames, replayCommand, specText } from './text.js';
 
 /** Wire frames per finding in system-out. */
 const WIRE_FRAMES = 20;
@@ -80,32 +80,33 @@ function skippedWithMessage(tc: TestCase, message: string): void {
   };
 }
 
-function findingText(f: Finding, max: number): string {
+function findingText(f: Finding, max: number, run: RunResult): string {
   return [
     `Requirement: ${safeClip(f.requirement, max, { multiline: true })}`,
     `Expected: ${safeClip(f.expected, max, { multiline: true })}`,
     `Actual: ${safeClip(f.actual, max, { multiline: true })}`,
+    ...(f.replay ? [`Replay: ${safeClip(replayCommand(run, f.replay), max)}`] : []),
   ].join('\n');
 }
 
 /** Short text for the failure's `message` attribute: the first finding. */
-function failureMessage(r: SubjectResult, check: CheckResult): string {
+function failureMessage(r: SubjectResult, check: CheckResult, run: RunResult): string {
   const first = r.findings[0];
   if (!first) {
     const why = r.reason ? `: ${safeClip(r.reason, MESSAGE_FIELD_CHARS)}` : '';
     return `Requirement: ${safeClip(check.requirement, MESSAGE_FIELD_CHARS)}\nExpected: requirement met\nActual: ${r.verdict}${why}`;
   }
   const more = r.findings.length > 1 ? `\n(+${r.findings.length - 1} more finding${r.findings.length > 2 ? 's' : ''})` : '';
-  return findingText(first, MESSAGE_FIELD_CHARS) + more;
+  return findingText(first, MESSAGE_FIELD_CHARS, run) + more;
 }
 
 /** Full text of every finding, for the failure body or the warning note. */
-function findingsBody(r: SubjectResult, check: CheckResult): string {
+function findingsBody(r: SubjectResult, check: CheckResult, run: RunResult): string {
   const parts: string[] = [`Spec: ${specText(check)}`];
   if (r.reason) parts.push(`Note: ${safeClip(r.reason, FIELD_CHARS, { multiline: true })}`);
   r.findings.forEach((f, i) => {
     if (r.findings.length > 1) parts.push(`Finding ${i + 1} of ${r.findings.length}:`);
-    parts.push(findingText(f, FIELD_CHARS));
+    parts.push(findingText(f, FIELD_CHARS, run));
   });
   if (r.findings.length === 0) parts.push('(no finding recorded)');
   return parts.join('\n');
@@ -140,14 +141,14 @@ function addSubjectCase(tc: TestCase, run: RunResult, check: CheckResult, r: Sub
       if (r.reason) out.push(`Note: ${safeClip(r.reason, FIELD_CHARS, { multiline: true })}`);
       break;
     case 'fail':
-      tc.failure(t(failureMessage(r, check)), 'fail').stacktrace(cdata(findingsBody(r, check)));
+      tc.failure(t(failureMessage(r, check, run)), 'fail').stacktrace(cdata(findingsBody(r, check, run)));
       break;
     case 'warn':
       if (run.strict) {
-        tc.failure(t(failureMessage(r, check)), 'warn').stacktrace(cdata(findingsBody(r, check)));
+        tc.failure(t(failureMessage(r, check, run)), 'warn').stacktrace(cdata(findingsBody(r, check, run)));
       } else {
         out.push('WARNING: requirement not fully met (a warning; counted as a failure only with --strict).');
-        out.push(findingsBody(r, check));
+        out.push(findingsBody(r, check, run));
       }
       break;
     case 'skip':

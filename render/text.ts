@@ -2,7 +2,7 @@
  * Small plain-text pieces shared by the console and JUnit renderers.
  * Everything returned here has already been through `safeText`.
  */
-import type { CheckResult, SubjectResult, Verdict, WireFrame } from '../suites/model.js';
+import type { CheckResult, ReplayCase, RunResult, SubjectResult, Verdict, WireFrame } from '../suites/model.js';
 import { VERDICTS } from '../suites/model.js';
 import { safeClip, safeText } from './escape.js';
 
@@ -80,4 +80,38 @@ export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '?';
   if (ms < 1000) return `${Math.round(ms)} ms`;
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+/** Flags of the original command line a replay replaces. */
+const REPLACED_FLAGS = new Set(['--check', '--seed', '--replay', '--runs']);
+
+/** One shell word: bare when plain, else single-quoted (POSIX shells). */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command line that replays exactly one generated case: the run's own
+ * command line (secrets stay redacted: give them again) without its
+ * --check / --seed / --replay / --runs, plus the case's check, seed and path.
+ */
+export function replayCommand(run: Pick<RunResult, 'invocation' | 'target'>, replay: ReplayCase): string {
+  const base: string[] = [];
+  if (run.invocation) {
+    const argv = run.invocation;
+    for (let i = 0; i < argv.length; i++) {
+      const arg = argv[i]!;
+      const flag = arg.startsWith('--') ? arg.split('=')[0]! : '';
+      if (REPLACED_FLAGS.has(flag)) {
+        if (!arg.includes('=')) i++;
+        continue;
+      }
+      base.push(arg);
+    }
+  } else {
+    if (run.target.command !== undefined) base.push('--server', run.target.command);
+    if (run.target.url !== undefined) base.push('--url', run.target.url);
+  }
+  const args = [...base, '--check', replay.check, '--seed', String(replay.seed), '--replay', `${replay.path}@${replay.tool}`];
+  return ['npx', 'mcp-conformance', ...args.map(shellWord)].join(' ');
 }

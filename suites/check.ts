@@ -5,10 +5,12 @@
  * no finding → pass; findings → fail (MUST) or warn (SHOULD / MAY).
  */
 import type { Config } from '../engine/config.js';
+import type { ProtocolSchema } from '../harness/schema.js';
 import type { Exchange, JsonObject, RequestOptions, Session } from '../harness/session.js';
 import type { Handshake } from '../harness/legacy.js';
 import type { ListMethod, ListWalk } from '../harness/walk.js';
-import type { CheckInfo, Era, Finding, Level, SpecRef, TransportKind, WireFrame } from './model.js';
+import type { ArgumentSettings } from './args/calls.js';
+import type { CheckInfo, Era, Finding, Level, ReplayCase, SpecRef, TransportKind, WireFrame } from './model.js';
 
 /**
  * What the server told the run about itself on the first connection: its
@@ -34,6 +36,10 @@ export interface CheckSettings {
   maxMessageBytes: number;
   /** Most requests one multi round-trip drive sends. */
   maxRounds: number;
+  /** How long to wait for a change notification after causing a change. */
+  notificationTimeoutMs: number;
+  /** Budget, seed, replay and safety rules of the generated tools/call checks. */
+  arguments?: ArgumentSettings;
 }
 
 /** Shared state and services a check can use; the engine provides it. */
@@ -71,6 +77,10 @@ export interface SuiteContext {
   readonly schemaJudged: Set<string>;
   /** Inbound frames (see `frameKey`) a check has judged as its own finding; the wire-wide observers leave them alone. */
   readonly framesJudged: Set<string>;
+  /** Single exchanges a check has judged against the schema (when the method as a whole is not). */
+  readonly schemaJudgedExchanges: WeakSet<Exchange>;
+  /** The protocol schema of the run (to validate parts of a message). */
+  readonly protocolSchema: ProtocolSchema;
 }
 
 /** Thrown to end a check with skip or not-observed. */
@@ -94,6 +104,8 @@ export interface Expectation {
   requirement?: string;
   /** Judge this finding at a lower level than the check's (a SHOULD-part of a MUST check, or a server-documented exception). */
   level?: Level;
+  /** A generated case: how to replay it. */
+  replay?: ReplayCase;
 }
 
 /** One subject's run of one check: what the body uses to talk and to judge. */
@@ -134,6 +146,7 @@ export class Probe {
         actual: e.actual,
         wire: this.evidence(e.wire),
         ...(e.level && e.level !== this.check.level ? { level: e.level } : {}),
+        ...(e.replay ? { replay: e.replay } : {}),
       });
     }
     return ok;
@@ -147,6 +160,11 @@ export class Probe {
       actual: ex.schemaErrors.join('; '),
       wire: ex,
     });
+  }
+
+  /** This exchange's schema validity is judged by this check (the wire-wide check leaves it alone). */
+  markSchemaJudged(ex: Exchange): void {
+    this.ctx.schemaJudgedExchanges.add(ex);
   }
 
   /** The check does not apply to this server or subject. */

@@ -1,6 +1,8 @@
 /**
  * server/discover: the first request of every modern run (server/discover.mdx).
  */
+import { META, wireVersion } from '../harness/protocol.js';
+import type { JsonObject } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
 import { BOTH_ERAS, defineCheck, describeAnswer, show } from './check.js';
 
@@ -20,6 +22,36 @@ export const discoverResult = defineCheck({
     t.expect(ex.result?.resultType === 'complete', {
       expected: 'resultType "complete"',
       actual: `resultType ${show(ex.result?.resultType)}`,
+      wire: ex,
+    });
+    // It answered a request declaring this version, so it supports it.
+    const versions = ex.result?.supportedVersions;
+    const spoken = wireVersion(t.ctx.revision);
+    t.note('supportedVersions', versions);
+    t.expect(Array.isArray(versions) && versions.includes(spoken), {
+      expected: `supportedVersions listing ${show(spoken)}, the version the request declared and the server answered`,
+      actual: `supportedVersions ${show(versions)}`,
+      wire: ex,
+    });
+    // Its caching hints are judged by caching/ttl-ms and caching/cache-scope.
+  },
+});
+
+export const discoverServerInfo = defineCheck({
+  id: 'discover/server-info',
+  title: 'server/discover names the server in _meta serverInfo',
+  level: 'SHOULD',
+  spec: { page: 'server/discover', section: 'DiscoverResult' },
+  requirement: "_meta['io.modelcontextprotocol/serverInfo']: Name and version of the server software. Servers SHOULD include this field.",
+  async run(t) {
+    const d = t.ctx.discovery();
+    const ex = d.exchange;
+    if (!ex?.result) return t.notObserved(d.problem ?? 'server/discover gave no result');
+    const info = (ex.result._meta as JsonObject | undefined)?.[META.serverInfo] as JsonObject | undefined;
+    t.note('serverInfo', info);
+    t.expect(info !== undefined, {
+      expected: `_meta["${META.serverInfo}"] with name and version`,
+      actual: `_meta ${show(ex.result._meta)}`,
       wire: ex,
     });
   },
@@ -56,4 +88,4 @@ export const discoverToolsCapability = defineCheck({
   },
 });
 
-export const discoverChecks = [discoverResult, discoverToolsCapability];
+export const discoverChecks = [discoverResult, discoverServerInfo, discoverToolsCapability];

@@ -62,7 +62,7 @@ export interface WireFrame {
   /** Set when `text` was shortened for the log. */
   truncated?: boolean;
   /** HTTP details for frames carried over Streamable HTTP. */
-  http?: { status?: number; contentType?: string; stream?: boolean };
+  http?: { status?: number; contentType?: string; stream?: boolean; requestId?: string | number };
 }
 
 /** What a failed or warned requirement looked like. */
@@ -75,6 +75,17 @@ export interface Finding {
   wire: WireFrame[];
   /** Set when this finding is judged below the check's level (e.g. a SHOULD part of a MUST check): a warning, not a failure. */
   level?: Level;
+  /** For a generated case: what replays exactly this case (the report prints the command line). */
+  replay?: ReplayCase;
+}
+
+/** One generated case, as `--seed` and `--replay` name it. */
+export interface ReplayCase {
+  check: string;
+  tool: string;
+  seed: number;
+  /** fast-check's counterexample path. */
+  path: string;
 }
 
 /** The verdict for one subject (the server as a whole, or one tool). */
@@ -136,7 +147,10 @@ export interface RunResult {
   /** Server identity from server/discover, when it answered. */
   server?: { name?: string; version?: string };
   strict: boolean;
+  /** Seed of argument generation (tools-call checks). */
   seed?: number;
+  /** The command line of the run, secrets redacted (to print replay commands). */
+  invocation?: string[];
   checks: CheckResult[];
   summary: RunSummary;
   /** stderr the server wrote (tail, redacted); attached, never judged. */

@@ -116,13 +116,13 @@ export function ownerOf(d: DriveOutcome): string | undefined {
   if (d.status === 'unterminated') return 'mrtr/round-trip';
   if (d.status === 'stuck') {
     if (d.stuck === 'empty') return 'mrtr/input-or-state';
-    if (d.stuck === 'result-type') return 'mrtr/result-type';
+    if (d.stuck === 'result-type') return 'protocol/result-type';
     if (d.stuck === 'unanswerable') return 'mrtr/input-requests-valid';
     if (d.stuck === 'undeclared') return 'mrtr/capability-gating';
     if (d.stuck === 'no-value') return 'not judged: the suite could not generate a valid answer; script one in the fixture file';
     return 'fixtures/outcome';
   }
-  if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return 'mrtr/result-type';
+  if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return 'protocol/result-type';
   return undefined;
 }
 
@@ -195,33 +195,7 @@ function echoState(state: unknown): JsonObject {
 
 // ---------------------------------------------------------------------------
 
-export const resultType = defineCheck({
-  id: 'mrtr/result-type',
-  title: 'every result of a multi round-trip exchange says its resultType',
-  level: 'MUST',
-  capability: 'tools',
-  spec: { page: 'basic/index', section: 'ResultType' },
-  requirement:
-    'The result MUST include a resultType field: "input_required" when more information is needed, "complete" for the final content; a resultType the client does not recognise MUST be considered invalid.',
-  async run(t) {
-    const tools = await mrtrTools(t);
-    for (const x of tools) {
-      x.drive.rounds.forEach((ex, i) => {
-        if (!ex.result) return;
-        const rt = ex.result.resultType;
-        const asks = 'inputRequests' in ex.result || 'requestState' in ex.result;
-        t.expect(rt === 'complete' || rt === 'input_required', {
-          expected: 'resultType "complete" or "input_required"',
-          actual:
-            rt === undefined
-              ? `round ${i + 1} of ${callLabel(x)} has no resultType${asks ? ' although it carries inputRequests/requestState (a client must treat it as complete)' : ''}`
-              : `round ${i + 1} of ${callLabel(x)} has resultType ${show(rt)}`,
-          wire: ex,
-        });
-      });
-    }
-  },
-});
+// A missing or unknown resultType on any result, round trips included, is protocol/result-type's (suites/statelessness.ts).
 
 export const inputOrState = defineCheck({
   id: 'mrtr/input-or-state',
@@ -291,9 +265,8 @@ export const capabilityGating = defineCheck({
     'Servers MUST NOT send inputRequests the client has not declared support for in its capabilities; a request that needs an undeclared capability MUST get a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists it (on HTTP with status 400).',
   async run(t) {
     const s = await survey(t);
-    const cfg = t.ctx.config.capabilityTool;
-    // Nothing to drive and nothing configured: not observed, with the survey's reason.
-    if (s.tools.length === 0 && !cfg) await mrtrTools(t);
+    // Nothing to drive: not observed, with the survey's reason.
+    if (s.tools.length === 0) await mrtrTools(t);
     let judged = 0;
     const undeclared = (d: DriveOutcome, label: string, withheld: string) => {
       for (const u of d.undeclared) {
@@ -332,26 +305,8 @@ export const capabilityGating = defineCheck({
         } else if (d.status !== 'complete') judgeable(t, d, label);
       }
     }
-    if (cfg) {
-      const d = await completeRequest(
-        t.session,
-        'tools/call',
-        { name: cfg.name, arguments: cfg.arguments ?? {} },
-        { capabilities: capabilitiesWithout(...cfg.requires), maxRounds: t.ctx.settings.maxRounds },
-      );
-      judged++;
-      const label = `tools/call ${cfg.name} (capabilityTool) with ${cfg.requires.join(', ')} withheld`;
-      undeclared(d, `tools/call ${cfg.name}`, `${cfg.requires.join(', ')} withheld`);
-      if (d.status === 'error') judgeMissingCapability(t, d, cfg.requires, label);
-      else if (judgeable(t, d, label)) {
-        t.expect(false, {
-          expected: `JSON-RPC error -32021 naming ${cfg.requires.join(', ')} (the configuration file says the call requires it)`,
-          actual: `${label}: ${d.final ? describeAnswer(d.final) : d.detail}`,
-          wire: d.final ?? d.unanswered,
-        });
-      }
-    }
-    if (judged === 0) t.notObserved('no tool that answered input_required asked for elicitation, sampling or roots, and no capabilityTool is configured');
+    // The configured capabilityTool (a tool that needs a capability outright) is judged by meta/missing-capability.
+    if (judged === 0) t.notObserved('no tool that answered input_required asked for elicitation, sampling or roots');
   },
 });
 
@@ -752,7 +707,6 @@ export const noCachingHints = defineCheck({
 });
 
 export const mrtrChecks = [
-  resultType,
   inputOrState,
   inputRequestsValid,
   capabilityGating,

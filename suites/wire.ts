@@ -181,7 +181,9 @@ export const messagesSchemaValid = defineCheck({
   async run(t) {
     const sessions = t.ctx.allSessions();
     // Responses to a method another check judged against the schema are that check's finding.
-    const unjudged = sessions.flatMap((s) => s.invalidExchanges.filter((ex) => !t.ctx.schemaJudged.has(ex.method)));
+    const unjudged = sessions.flatMap((s) =>
+      s.invalidExchanges.filter((ex) => !t.ctx.schemaJudged.has(ex.method) && !t.ctx.schemaJudgedExchanges.has(ex)),
+    );
     judgeViolations(t, ['schema-invalid'], 'a schema-valid notification');
     t.note('invalid responses', unjudged.length);
     for (const ex of unjudged.slice(0, SHOWN)) {

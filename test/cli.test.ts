@@ -82,7 +82,7 @@ describe('CLI against the reference server', () => {
     const dir = tempDir();
     const r = await runCli(['--server', referenceCommand(), '--check', 'discover/*', ...reportsIn(dir)]);
     expect(r.code).toBe(0);
-    expect(readRun(dir).checks.map((c) => c.id)).toEqual(['discover/result', 'discover/tools-capability']);
+    expect(readRun(dir).checks.map((c) => c.id)).toEqual(['discover/result', 'discover/server-info', 'discover/tools-capability']);
     const list = await runCli(['list']);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/tools-list\/deterministic-order\s+SHOULD\s+server\/tools#Capabilities/);

@@ -181,3 +181,90 @@ describe('Session', () => {
     expect(await s.waitForMessage(() => false, 10)).toBeUndefined();
   });
 });
+
+describe('Session subscriptions and cancellation', () => {
+  const ack = (id: unknown) => ({
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': id } },
+  });
+
+  it('ties acknowledgment, notifications and the closing response to the listen request, keeping a wrong id type visible', async () => {
+    const { s } = session((m, t) => {
+      if (m.method !== 'subscriptions/listen') return;
+      t.sink.message(JSON.stringify(ack(String(m.id))));
+      t.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }));
+      t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': m.id } } }));
+    });
+    await s.start();
+    const sub = s.listen({ notifications: { toolsListChanged: true } }, { id: 41 });
+    const end = await sub.ended;
+    expect(end.exchange?.result?.resultType).toBe('complete');
+    expect(sub.messages.map((m) => [m.msg.method ?? 'response', m.via])).toEqual([
+      ['notifications/subscriptions/acknowledged', 'subscription-id'],
+      ['notifications/tools/list_changed', 'only-open'],
+      ['response', 'response'],
+    ]);
+    expect((sub.messages[0]!.msg.params as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/subscriptionId']).toBe('41');
+    expect(sub.requestFrame?.text).toContain('"subscriptions/listen"');
+    expect(sub.open).toBe(false);
+  });
+
+  it('waits for the next message with a deadline, and finds one that already arrived', async () => {
+    const { s, transport } = session((m, t) => {
+      if (m.method === 'subscriptions/listen') t.sink.message(JSON.stringify(ack(m.id)));
+    });
+    await s.start();
+    const sub = s.listen({ notifications: {} }, { id: 'sub-a' });
+    expect((await sub.acknowledgment(1000))?.msg.method).toBe('notifications/subscriptions/acknowledged');
+    expect(await sub.acknowledgment(10)).toBeDefined();
+    expect(await sub.waitFor((m) => m.msg.method === 'notifications/tools/list_changed', 10)).toBeUndefined();
+    const later = sub.waitFor((m) => m.msg.method === 'notifications/tools/list_changed', 1000, 1);
+    transport.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-a' } } }));
+    expect((await later)?.via).toBe('subscription-id');
+  });
+
+  it('on stdio, cancels with notifications/cancelled and keeps what still arrives as late', async () => {
+    const { s, transport } = session(() => {});
+    await s.start();
+    const sub = s.listen({ notifications: {} }, { id: 7 });
+    const call = s.request('tools/call', { name: 'slow' }, { id: 8 });
+    await sub.cancel();
+    expect(await s.cancel(8)).toBe(true);
+    await expect(call).rejects.toThrow(/cancelled by the suite/);
+    expect((await sub.ended).error?.message).toMatch(/cancelled/);
+    const sent = transport.sent.map((x) => JSON.parse(x));
+    expect(sent.filter((m) => m.method === 'notifications/cancelled').map((m) => m.params.requestId)).toEqual([7, 8]);
+    transport.sink.message(JSON.stringify({ jsonrpc: '2.0', id: 8, result: { resultType: 'complete', content: [] } }));
+    transport.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } } }));
+    expect(s.lateResponses(8)).toHaveLength(1);
+    expect(sub.messages.map((m) => m.afterCancel)).toEqual([true]);
+    expect(s.violations).toEqual([]);
+    expect(await s.cancel(8)).toBe(false);
+  });
+});
+
+describe('HTTP transport', () => {
+  it('parses an SSE body served under another content type, and tags each message with the request that carried it', async () => {
+    const http = await import('node:http');
+    const { HttpTransport } = await import('../harness/http.js');
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{}}}\n\n');
+        res.end('event: message\ndata: {"jsonrpc":"2.0","id":5,"result":{"resultType":"complete"}}\n\n');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    const got: Array<{ text: string; http?: unknown }> = [];
+    const t = new HttpTransport({ url: `http://127.0.0.1:${port}/mcp`, headers: {}, maxMessageBytes: 1 << 20 });
+    await t.start({ message: (text, info) => got.push({ text, http: info }), violation: () => {}, closed: () => {} });
+    await t.send('{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{}}', { id: 5, method: 'subscriptions/listen' });
+    await t.close();
+    server.close();
+    expect(got).toHaveLength(2);
+    expect(got[0]!.http).toMatchObject({ status: 200, contentType: 'application/json', stream: true, requestId: 5 });
+  });
+});

@@ -193,7 +193,7 @@ describe('the legacy session on real servers', () => {
       const hs = await legacyHandshake(s, ProtocolSchema.load('2025-11-25'));
       expect(hs.problem).toBeUndefined();
       expect(s.sessionId).toBeUndefined();
-      expect(await s.listen(), 'the GET stream is refused').toBe(405);
+      expect(await s.openGetStream(), 'the GET stream is refused').toBe(405);
       const list = await s.request('tools/list');
       expect((list.result?.tools as JsonObject[]).map((t) => t.name)).toContain('forecast');
       expect(s.violations, 'the JSON body of the 405 is not taken for a message').toEqual([]);

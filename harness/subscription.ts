@@ -1,0 +1,162 @@
+/**
+ * A `subscriptions/listen` request as the client sees it (basic/patterns/
+ * subscriptions): a long-lived request whose acknowledgment, notifications and
+ * closing response all belong to it. The session ties each inbound message to
+ * the subscriptions it belongs to and hands it to the handle, which collects
+ * them in arrival order and lets a check wait for the next one with a deadline.
+ */
+import type { Exchange, JsonObject, RequestId } from './session.js';
+import type { WireFrame } from '../suites/model.js';
+
+/** How the session tied a message to a subscription. */
+export type Attribution =
+  /** `_meta["io.modelcontextprotocol/subscriptionId"]` names it (same value, any JSON type). */
+  | 'subscription-id'
+  /** HTTP: it arrived on the listen request's own response stream. */
+  | 'stream'
+  /** stdio: an untagged subscription notification while this was the only open subscription. */
+  | 'only-open'
+  /** The JSON-RPC response to the listen request. */
+  | 'response'
+  /** A `notifications/cancelled` whose `requestId` names the listen request. */
+  | 'cancelled';
+
+export interface SubscriptionMessage {
+  msg: JsonObject;
+  frame: WireFrame;
+  via: Attribution;
+  /** Arrived after the suite cancelled the subscription. */
+  afterCancel: boolean;
+}
+
+/** Notification methods that only a subscription delivers. */
+export const SUBSCRIPTION_NOTIFICATIONS = new Set([
+  'notifications/subscriptions/acknowledged',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+]);
+
+export const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
+
+type Waiter = { pred: (m: SubscriptionMessage) => boolean; resolve: (m: SubscriptionMessage | undefined) => void };
+
+export class Subscription {
+  readonly messages: SubscriptionMessage[] = [];
+  /** The listen request as sent. */
+  requestFrame: WireFrame | undefined;
+  /** stdio: the notifications/cancelled that ended it. */
+  cancelFrame: WireFrame | undefined;
+  /** Settles when the listen request ends: its response, the suite's cancellation, or the connection closing. */
+  readonly ended: Promise<{ exchange?: Exchange; error?: Error }>;
+  private cancelledFlag = false;
+  private endedFlag = false;
+  private readonly waiters = new Set<Waiter>();
+
+  constructor(
+    readonly id: RequestId,
+    /** The `notifications` filter the suite requested. */
+    readonly filter: JsonObject,
+    exchange: Promise<Exchange>,
+    private readonly doCancel: (id: RequestId) => Promise<WireFrame | undefined>,
+  ) {
+    this.ended = exchange.then(
+      (ex) => {
+        this.endedFlag = true;
+        return { exchange: ex };
+      },
+      (error: Error) => {
+        this.endedFlag = true;
+        return { error };
+      },
+    );
+  }
+
+  /** Neither answered, cancelled, nor cut off. */
+  get open(): boolean {
+    return !this.cancelledFlag && !this.endedFlag;
+  }
+
+  get cancelled(): boolean {
+    return this.cancelledFlag;
+  }
+
+  /** @internal The session hands over a message that belongs to this subscription. */
+  deliver(msg: JsonObject, frame: WireFrame, via: Attribution): void {
+    const m: SubscriptionMessage = { msg, frame, via, afterCancel: this.cancelledFlag };
+    this.messages.push(m);
+    for (const w of [...this.waiters]) {
+      if (w.pred(m)) {
+        this.waiters.delete(w);
+        w.resolve(m);
+      }
+    }
+  }
+
+  /**
+   * The first message from index `from` on that matches, already received or
+   * arriving before the deadline; undefined when the deadline passes first.
+   */
+  waitFor(pred: (m: SubscriptionMessage) => boolean, timeoutMs: number, from = 0): Promise<SubscriptionMessage | undefined> {
+    const seen = this.messages.slice(from).find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        pred,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        resolve(undefined);
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** The acknowledgment, when it arrives before the deadline. */
+  acknowledgment(timeoutMs: number): Promise<SubscriptionMessage | undefined> {
+    return this.waitFor((m) => m.msg.method === ACKNOWLEDGED, timeoutMs);
+  }
+
+  /** Notifications of `method` received from index `from` on. */
+  notifications(method: string, from = 0): SubscriptionMessage[] {
+    return this.messages.slice(from).filter((m) => m.msg.method === method);
+  }
+
+  /**
+   * End the subscription from the client side: on stdio a
+   * `notifications/cancelled` naming the listen request, on HTTP closing its
+   * response stream. Messages that still arrive are kept, marked `afterCancel`.
+   */
+  async cancel(): Promise<void> {
+    if (this.cancelledFlag || this.endedFlag) return;
+    this.cancelledFlag = true;
+    this.cancelFrame = await this.doCancel(this.id);
+  }
+
+  /** The evidence: the listen request, every message of the subscription and the cancellation, in wire order. */
+  frames(): WireFrame[] {
+    return orderFrames([
+      ...(this.requestFrame ? [this.requestFrame] : []),
+      ...this.messages.map((m) => m.frame),
+      ...(this.cancelFrame ? [this.cancelFrame] : []),
+    ]);
+  }
+}
+
+/** Frames in wire order (by connection, then sequence), each once. */
+export function orderFrames(frames: WireFrame[]): WireFrame[] {
+  const unique = [...new Set(frames)];
+  return unique.sort((a, b) => a.connection - b.connection || a.seq - b.seq);
+}
+
+/** `_meta["io.modelcontextprotocol/subscriptionId"]` of a message (of its result, for a response). */
+export function subscriptionIdOf(msg: JsonObject): unknown {
+  const holder = ('result' in msg ? msg.result : msg.params) as JsonObject | undefined;
+  const meta = holder?._meta as JsonObject | undefined;
+  return meta?.['io.modelcontextprotocol/subscriptionId'];
+}

@@ -1,0 +1,233 @@
+/**
+ * The argument suite's run-wide state: which tools may be called with valid
+ * arguments (the safety rules), one generation plan per tool, and one record
+ * per distinct tools/call the suite made.
+ *
+ * Calls are shared between checks: several checks explore the same tool
+ * with the same seed, so they draw the same values, and a value already sent
+ * is judged from its recorded exchange instead of being sent again. A tool
+ * with side effects is therefore executed once per distinct call, whatever
+ * the number of checks.
+ *
+ * Every call goes through the Session. When a stdio server dies mid-check,
+ * the remaining calls of that check go to a fresh connection (the engine
+ * restarts the primary one between checks).
+ */
+import picomatch from 'picomatch';
+import { AbortedError, HarnessError, RequestTimeoutError } from '../../harness/errors.js';
+import { continueRequest, INPUT_CAPABILITIES } from '../../harness/mrtr.js';
+import type { Exchange, JsonObject, Session } from '../../harness/session.js';
+import type { WireFrame } from '../model.js';
+import type { SuiteContext } from '../check.js';
+import { validArguments, type ValidPlan } from './generate.js';
+import type { Mutant } from './mutate.js';
+import { stableJson } from './schema.js';
+
+export type Purpose = 'valid' | 'invalid' | 'probe';
+
+/** One tools/call the suite made and everything that came back. */
+export interface CallRecord {
+  /** The tool named in the request (a probe may name none or an unknown one). */
+  tool?: string;
+  purpose: Purpose;
+  /** The request params (without `_meta`). */
+  params: JsonObject;
+  /** For invalid calls: the keyword and location the arguments break. */
+  mutant?: Omit<Mutant, 'value'>;
+  /** For protocol probes: what the probe is. */
+  probe?: string;
+  /** The exchange, when the server answered. */
+  exchange?: Exchange;
+  /** Why no answer came (timeout, the connection closed, a transport failure). */
+  noAnswer?: string;
+  /** Whether the wait ended by timeout. */
+  timedOut?: boolean;
+  /** Invalid calls and probes: the tools/list sent right after, to see the server still serving. */
+  followUp?: { ok: boolean; detail: string; frames: WireFrame[] };
+  /** The frames of this call (the follow-up has its own). */
+  frames: WireFrame[];
+}
+
+export interface ArgumentSettings {
+  /** Generated calls per tool and property. */
+  runs: number;
+  seed: number;
+  /** Replay one case: the fast-check path and the tool it belongs to. */
+  replay?: { path: string; tool: string };
+  /** Tool name globs that may be called with valid arguments besides read-only ones. */
+  include: string[];
+  /** Call every tool with valid arguments. */
+  allowSideEffects: boolean;
+}
+
+export const DEFAULT_RUNS = 20;
+
+/** The argument settings of a run (defaults when the engine gave none). */
+export function argumentSettings(ctx: SuiteContext): ArgumentSettings {
+  return ctx.settings.arguments ?? { runs: DEFAULT_RUNS, seed: 0, include: [], allowSideEffects: false };
+}
+
+/**
+ * The one place the multi round-trip (MRTR) driver plugs in: a tools/call
+ * answered with `resultType: "input_required"` is driven through its rounds
+ * by the shared driver (harness/mrtr.ts: answer the input requests, retry
+ * with a new id). The last answer is the call's answer; a drive cut short
+ * leaves its last interim result, which the mrtr/* checks judge.
+ */
+export async function completeInputRequired(session: Session, first: Exchange, maxRounds: number): Promise<Exchange> {
+  const drive = await continueRequest(session, first, { maxRounds });
+  return drive.final ?? first;
+}
+
+/** `<path>@<tool>` (the form a failure's replay command uses); null when malformed. */
+export function parseReplay(text: string): { path: string; tool: string } | null {
+  const m = /^(\d+(?::\d+)*)@(.+)$/s.exec(text);
+  return m ? { path: m[1]!, tool: m[2]! } : null;
+}
+
+const runs = new WeakMap<SuiteContext, ArgumentRun>();
+
+/** The argument suite's state for this run. */
+export function argumentRun(ctx: SuiteContext): ArgumentRun {
+  let r = runs.get(ctx);
+  if (!r) {
+    r = new ArgumentRun(ctx);
+    runs.set(ctx, r);
+  }
+  return r;
+}
+
+export class ArgumentRun {
+  private readonly calls = new Map<string, Promise<CallRecord>>();
+  private readonly settled = new Set<string>();
+  private readonly plans = new Map<string, ValidPlan>();
+  private replacement: Session | undefined;
+  private readonly losses = new Map<string, number>();
+  /** Every call made so far, in order. */
+  readonly records: CallRecord[] = [];
+
+  constructor(private readonly ctx: SuiteContext) {}
+
+  get settings(): ArgumentSettings {
+    return argumentSettings(this.ctx);
+  }
+
+  /**
+   * Why `tool` may not be called with valid arguments, or undefined when it
+   * may: read-only tools, tools named by --tools / tools.include, or every
+   * tool with --allow-side-effects; tools.exclude always wins.
+   */
+  whyNotCallable(tool: JsonObject): string | undefined {
+    const name = String(tool.name);
+    const cfg = this.ctx.config.tools ?? {};
+    const excluded = (cfg.exclude ?? []).find((g) => picomatch.isMatch(name, g, { dot: true }));
+    if (excluded !== undefined) return `not called with valid arguments: excluded by tools.exclude ${JSON.stringify(excluded)} in the config file`;
+    if (this.settings.allowSideEffects || cfg.allowSideEffects === true) return undefined;
+    const annotations = tool.annotations as JsonObject | undefined;
+    if (annotations?.readOnlyHint === true) return undefined;
+    const include = [...(cfg.include ?? []), ...this.settings.include];
+    if (include.some((g) => picomatch.isMatch(name, g, { dot: true }))) return undefined;
+    return (
+      'not called with valid arguments: a valid call executes the tool for real, and it is not annotated readOnlyHint: true ' +
+      '(name it with --tools or tools.include in the config file, or pass --allow-side-effects)'
+    );
+  }
+
+  /** The generation plan for a tool's inputSchema (memoized; the seed is the run's). */
+  validPlan(tool: JsonObject): ValidPlan {
+    const key = stableJson(tool.inputSchema ?? null);
+    let plan = this.plans.get(key);
+    if (!plan) {
+      plan = validArguments(tool.inputSchema, this.settings.seed);
+      this.plans.set(key, plan);
+    }
+    return plan;
+  }
+
+  /** Has this exact call already been made (so judging it costs no request)? */
+  has(purpose: Purpose, params: JsonObject): boolean {
+    return this.settled.has(callKey(purpose, params));
+  }
+
+  /** How many calls to this tool ended without an answer other than by timeout (a crash, a dropped connection). */
+  connectionLosses(tool: string): number {
+    return this.losses.get(tool) ?? 0;
+  }
+
+  /** Call a tool (once per distinct purpose and params); invalid calls get a follow-up tools/list. */
+  call(purpose: Purpose, params: JsonObject, extra: { mutant?: Omit<Mutant, 'value'>; probe?: string } = {}): Promise<CallRecord> {
+    const key = callKey(purpose, params);
+    let p = this.calls.get(key);
+    if (!p) {
+      p = this.send(purpose, params, extra).then((r) => {
+        this.settled.add(key);
+        return r;
+      });
+      // A call abandoned by an interrupt is not remembered.
+      p.catch(() => this.calls.delete(key));
+      this.calls.set(key, p);
+    }
+    return p;
+  }
+
+  /** The connection argument calls use: the primary one while it lives, else a fresh one. */
+  private async session(): Promise<Session> {
+    const primary = this.ctx.session();
+    if (!primary.closed) return primary;
+    if (this.replacement && !this.replacement.closed) return this.replacement;
+    this.replacement = await this.ctx.openSession();
+    return this.replacement;
+  }
+
+  private async send(purpose: Purpose, params: JsonObject, extra: { mutant?: Omit<Mutant, 'value'>; probe?: string }): Promise<CallRecord> {
+    const record: CallRecord = {
+      ...(typeof params.name === 'string' ? { tool: params.name } : {}),
+      purpose,
+      params,
+      ...(extra.mutant ? { mutant: extra.mutant } : {}),
+      ...(extra.probe ? { probe: extra.probe } : {}),
+      frames: [],
+    };
+    const session = await this.session();
+    const off = session.tap((f) => record.frames.push(f));
+    try {
+      // Valid calls declare every input capability the driver can answer, as a full client would.
+      const meta = purpose === 'valid' ? { capabilities: { ...INPUT_CAPABILITIES } } : undefined;
+      let ex = await session.request('tools/call', params, meta ? { meta } : {});
+      if (ex.result?.resultType === 'input_required') ex = await completeInputRequired(session, ex, this.ctx.settings.maxRounds);
+      record.exchange = ex;
+    } catch (err) {
+      if (err instanceof AbortedError || !(err instanceof HarnessError)) throw err;
+      record.noAnswer = err.message;
+      record.timedOut = err instanceof RequestTimeoutError;
+      if (!record.timedOut && record.tool !== undefined) this.losses.set(record.tool, this.connectionLosses(record.tool) + 1);
+    } finally {
+      off();
+    }
+    if (purpose !== 'valid' && !record.timedOut) record.followUp = await followUp(session);
+    this.records.push(record);
+    return record;
+  }
+}
+
+function callKey(purpose: Purpose, params: JsonObject): string {
+  return `${purpose}\u0000${stableJson(params)}`;
+}
+
+/** tools/list right after an invalid call, on the same connection: is the server still serving? */
+async function followUp(session: Session): Promise<NonNullable<CallRecord['followUp']>> {
+  if (session.closed) return { ok: false, detail: `the connection is gone: ${session.closed}`, frames: [] };
+  const frames: WireFrame[] = [];
+  const off = session.tap((f) => frames.push(f));
+  try {
+    const ex = await session.request('tools/list');
+    if (ex.error) return { ok: false, detail: `tools/list answered with JSON-RPC error ${JSON.stringify(ex.error)}`, frames };
+    if (!Array.isArray(ex.result?.tools)) return { ok: false, detail: 'tools/list answered without a tools array', frames };
+    return { ok: true, detail: 'tools/list answered', frames };
+  } catch (err) {
+    if (err instanceof AbortedError || !(err instanceof HarnessError)) throw err;
+    return { ok: false, detail: `tools/list got no answer: ${err.message}`, frames };
+  } finally {
+    off();
+  }
+}

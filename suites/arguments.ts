@@ -1,0 +1,658 @@
+/**
+ * tools/call with generated arguments (server/tools.mdx "Calling Tools",
+ * "Tool Result", "Output Schema", "Error Handling", "Security
+ * Considerations"; basic/index "Error Responses", "Error Codes").
+ *
+ * Calls are derived from each tool's own inputSchema (./args): valid
+ * arguments to see what a tool answers, and invalid ones (one broken keyword
+ * each) to see that it rejects them, in the right category, and keeps
+ * serving. A failure is shrunk to the smallest call that shows it and
+ * carries the seed and path that replay it.
+ */
+import fc from 'fast-check';
+import { checkJsonSchema, formatErrors } from '../harness/jsonschema.js';
+import type { Exchange, JsonObject } from '../harness/session.js';
+import { argumentRun, type ArgumentRun, type CallRecord } from './args/calls.js';
+import { explore, type Exploration, type Problem } from './args/explore.js';
+import type { ValidPlan } from './args/generate.js';
+import { mutantsOf, type Mutant } from './args/mutate.js';
+import { stableJson } from './args/schema.js';
+import { defineCheck, show, type Probe } from './check.js';
+
+type Judge<T> = (record: CallRecord, value: T) => Problem[] | undefined;
+
+const isSuccess = (ex: Exchange | undefined): ex is Exchange & { result: JsonObject } =>
+  !!ex?.result && !ex.error && ex.result.resultType !== 'input_required' && ex.result.isError !== true;
+
+function answerText(record: CallRecord): string {
+  if (record.noAnswer !== undefined) return `no answer: ${record.noAnswer}`;
+  const ex = record.exchange!;
+  if (ex.error) return `JSON-RPC error ${show(ex.error.code)} ${show(ex.error.message)}`;
+  return `result ${show(ex.result, 240)}`;
+}
+
+function callText(record: CallRecord): string {
+  const { name, ...rest } = record.params;
+  return `tools/call ${name === undefined ? '(no name)' : show(name)} with ${Object.keys(rest).length ? show(rest, 400) : 'no other params'}`;
+}
+
+/** The run's plan for a tool, or the end of the check for this subject. */
+function planFor(t: Probe, run: ArgumentRun, tool: JsonObject): Extract<ValidPlan, { ok: true }> {
+  const plan = run.validPlan(tool);
+  if (plan.ok) return plan;
+  if (plan.invalidSchema) t.skip(`${plan.reason} (judged by tools-list/input-schema-valid)`);
+  return t.notObserved(plan.reason);
+}
+
+/** With --replay, only the named tool is explored (at the named path). */
+function replayPath(t: Probe, run: ArgumentRun, tool: JsonObject): string | undefined {
+  const replay = run.settings.replay;
+  if (!replay) return undefined;
+  if (replay.tool !== tool.name) t.skip(`--replay replays one case of tool ${JSON.stringify(replay.tool)}`);
+  return replay.path;
+}
+
+/** Turn an exploration into findings, a note, or not-observed. */
+function conclude<T>(
+  t: Probe,
+  tool: JsonObject,
+  result: Exploration<T>,
+  opts: { nothingJudged: string; describe?: (value: T) => string | undefined; replayed?: string },
+): void {
+  const f = result.failure;
+  if (f) {
+    const extra = opts.describe?.(f.value);
+    const how = opts.replayed
+      ? `replayed with seed ${f.seed}, path ${f.path}`
+      : `found after ${f.runsToFailure} generated call(s), shrunk ${f.shrinks} time(s); seed ${f.seed}, path ${f.path}`;
+    for (const p of f.problems) {
+      t.expect(false, {
+        expected: p.expected,
+        actual: [p.actual, `Call: ${callText(f.record)}`, ...(extra ? [`Breaks: ${extra}`] : []), `Case: ${how}`].join('\n'),
+        wire: [...f.record.frames, ...(p.moreWire ?? [])],
+        ...(p.requirement ? { requirement: p.requirement } : {}),
+        replay: { check: t.check.id, tool: String(tool.name), seed: f.seed, path: f.path },
+      });
+    }
+    return;
+  }
+  if (result.judged === 0) {
+    t.notObserved(`${opts.nothingJudged} (${result.runs} generated call(s)${result.unjudged ? `; last: ${result.unjudged}` : ''})`);
+  }
+  t.note('calls judged', result.judged);
+  if (opts.replayed) t.note('replayed', `path ${opts.replayed} did not fail this time`);
+}
+
+/** Explore a tool with valid arguments (only tools the safety rules allow). */
+async function exploreValid(t: Probe, tool: JsonObject, judge: Judge<unknown>, nothingJudged: string): Promise<void> {
+  const run = argumentRun(t.ctx);
+  const path = replayPath(t, run, tool);
+  const why = run.whyNotCallable(tool);
+  if (why) t.notObserved(why);
+  const plan = planFor(t, run, tool);
+  t.note('generator', plan.source);
+  const params = (v: unknown): JsonObject => ({ name: tool.name, arguments: v });
+  const result = await explore({
+    arb: plan.arb,
+    seed: run.settings.seed,
+    runs: run.settings.runs,
+    ...(path !== undefined ? { path } : {}),
+    call: (v) => run.call('valid', params(v)),
+    cached: (v) => run.has('valid', params(v)),
+    judge,
+  });
+  conclude(t, tool, result, { nothingJudged, ...(path !== undefined ? { replayed: path } : {}) });
+}
+
+const mutantArbs = new WeakMap<object, fc.Arbitrary<Mutant | null>>();
+
+/**
+ * Mutants of generated valid values (null when a value has none). A drawn
+ * pair (valid value, mutant index) picks one mutant; when fast-check shrinks
+ * the valid value, the same index keeps naming the same kind of mutant, so
+ * the failing keyword survives shrinking.
+ */
+function mutantArbitrary(plan: Extract<ValidPlan, { ok: true }>): fc.Arbitrary<Mutant | null> {
+  let arb = mutantArbs.get(plan);
+  if (!arb) {
+    const memo = new Map<string, Mutant[]>();
+    const mutants = (v: unknown): Mutant[] => {
+      const key = stableJson(v);
+      let ms = memo.get(key);
+      if (!ms) {
+        ms = mutantsOf(plan.schema, v);
+        if (memo.size > 2000) memo.clear();
+        memo.set(key, ms);
+      }
+      return ms;
+    };
+    arb = fc.tuple(plan.arb, fc.nat({ max: 0xffff })).map(([v, k]) => {
+      const ms = mutants(v);
+      return ms.length ? ms[k % ms.length]! : null;
+    });
+    mutantArbs.set(plan, arb);
+  }
+  return arb;
+}
+
+/**
+ * After this many lost connections on one tool, checks that do not judge
+ * lost connections send it no new invalid calls once they have judged a few
+ * (each lost connection may cost a server restart).
+ */
+const MAX_LOSSES_PER_TOOL = 2;
+const MIN_JUDGED = 3;
+
+/** Explore a tool with invalid arguments (every tool: the server must reject them before running anything). */
+async function exploreInvalid(t: Probe, tool: JsonObject, judge: Judge<Mutant>, opts: { judgesLostConnections?: boolean } = {}): Promise<void> {
+  const run = argumentRun(t.ctx);
+  const path = replayPath(t, run, tool);
+  const plan = planFor(t, run, tool);
+  const arb = mutantArbitrary(plan);
+  const sample = fc.sample(arb, { seed: run.settings.seed, numRuns: 20 });
+  if (sample.every((m) => m === null)) t.skip('the inputSchema admits every object: no argument value is invalid');
+  const params = (m: Mutant): JsonObject => ({ name: tool.name, arguments: m.value });
+  const result = await explore<Mutant | null>({
+    arb,
+    seed: run.settings.seed,
+    runs: run.settings.runs,
+    ...(path !== undefined ? { path } : {}),
+    call: (m) => (m ? run.call('invalid', params(m), { mutant: mutantInfo(m) }) : Promise.resolve(NO_CALL)),
+    cached: (m) => !m || run.has('invalid', params(m)),
+    ...(opts.judgesLostConnections ? {} : { maySend: (_m, judged) => judged < MIN_JUDGED || run.connectionLosses(String(tool.name)) < MAX_LOSSES_PER_TOOL }),
+    judge: (rec, m) => (m ? judge(rec, m) : undefined),
+  });
+  conclude(t, tool, result, {
+    nothingJudged: 'no invalid call got an answer this check can judge',
+    describe: (m) => (m ? `${m.keyword} at ${m.pointer || '(root)'}: ${m.description}` : undefined),
+    ...(path !== undefined ? { replayed: path } : {}),
+  });
+}
+
+const NO_CALL: CallRecord = { purpose: 'invalid', params: {}, frames: [] };
+
+function mutantInfo(m: Mutant): Omit<Mutant, 'value'> {
+  return { keyword: m.keyword, pointer: m.pointer, description: m.description };
+}
+
+// ---- valid calls ----
+
+/** Schema errors of a tools/call result outside its content blocks (those are tools-call/content-blocks'). */
+function resultSchemaErrors(t: Probe, ex: Exchange): { def: string; errors: string[] } {
+  if (ex.schemaDef === 'JSONRPCResultResponse' && ex.schemaErrors.length) return { def: ex.schemaDef, errors: ex.schemaErrors };
+  const result = ex.result!;
+  const def = t.ctx.protocolSchema.resultDefFor('tools/call', result);
+  const value = Array.isArray(result.content) ? { ...result, content: [] } : result;
+  return { def, errors: t.ctx.protocolSchema.validate(def, value) };
+}
+
+export const validResult = defineCheck({
+  id: 'tools-call/valid-result',
+  title: 'a call with valid arguments is answered with a valid result, never a JSON-RPC error',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Calling Tools' },
+  requirement:
+    'A tools/call with arguments valid against the inputSchema is answered with a CallToolResult (resultType "complete", or "input_required"), valid against the schema; tool failures are reported in the result with isError: true, protocol errors are for unknown tools, malformed requests and server errors.',
+  perTool: {
+    async run(t, tool) {
+      await exploreValid(
+        t,
+        tool,
+        (rec) => {
+          if (rec.noAnswer !== undefined) return [{ expected: 'an answer to the valid call', actual: answerText(rec) }];
+          const ex = rec.exchange!;
+          if (ex.error) {
+            return [
+              {
+                expected: 'a result (a failure of the tool itself is a result with isError: true), never a JSON-RPC error',
+                actual: answerText(rec),
+              },
+            ];
+          }
+          const problems: Problem[] = [];
+          const rt = ex.result?.resultType;
+          if (rt !== 'complete' && rt !== 'input_required') {
+            problems.push({ expected: 'resultType "complete" or "input_required"', actual: `resultType ${show(rt)}` });
+          }
+          const { def, errors } = resultSchemaErrors(t, ex);
+          t.markSchemaJudged(ex);
+          if (errors.length) {
+            problems.push({ expected: `a result valid against ${def} (content blocks are judged by tools-call/content-blocks)`, actual: errors.join('; ') });
+          }
+          return problems;
+        },
+        'no valid call got an answer',
+      );
+    },
+  },
+});
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const BLOCK_DEFS: Record<string, string> = {
+  text: 'TextContent',
+  image: 'ImageContent',
+  audio: 'AudioContent',
+  resource_link: 'ResourceLink',
+  resource: 'EmbeddedResource',
+};
+
+const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/** What is wrong with one content block (empty when nothing is). */
+function blockProblems(t: Probe, block: unknown, at: string): Problem[] {
+  if (typeof block !== 'object' || block === null || Array.isArray(block)) {
+    return [{ expected: `a content block object at ${at}`, actual: show(block) }];
+  }
+  const b = block as JsonObject;
+  const def = typeof b.type === 'string' ? BLOCK_DEFS[b.type] : undefined;
+  if (!def) return [{ expected: `a content block of a known type (${Object.keys(BLOCK_DEFS).join(', ')}) at ${at}`, actual: `type ${show(b.type)}` }];
+  const problems: Problem[] = [];
+  if (b.type === 'image' || b.type === 'audio') {
+    if (typeof b.data !== 'string' || !BASE64.test(b.data)) {
+      problems.push({ expected: `${at}/data: base64-encoded ${b.type} data`, actual: `data ${show(b.data, 120)} is not base64` });
+    }
+    if (!nonEmptyString(b.mimeType)) problems.push({ expected: `${at}/mimeType: the MIME type of the ${b.type}`, actual: `mimeType ${show(b.mimeType)}` });
+  }
+  if (b.type === 'resource_link') {
+    if (!nonEmptyString(b.uri)) problems.push({ expected: `${at}/uri: the linked resource's URI`, actual: `uri ${show(b.uri)}` });
+    if (!nonEmptyString(b.name)) problems.push({ expected: `${at}/name: the linked resource's name`, actual: `name ${show(b.name)}` });
+  }
+  if (b.type === 'resource') {
+    const r = b.resource as JsonObject | undefined;
+    if (typeof r?.blob === 'string' && !BASE64.test(r.blob)) {
+      problems.push({ expected: `${at}/resource/blob: base64-encoded data`, actual: `blob ${show(r.blob, 120)} is not base64` });
+    }
+  }
+  if (problems.length) return problems;
+  const errors = t.ctx.protocolSchema.validate(def, b);
+  return errors.length ? [{ expected: `${at}: a valid ${def}`, actual: errors.join('; ') }] : [];
+}
+
+export const contentBlocks = defineCheck({
+  id: 'tools-call/content-blocks',
+  title: 'content blocks of tool results are well-formed',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Tool Result' },
+  requirement:
+    'Each content item is a valid content block: image and audio carry base64-encoded data and a mimeType, resource links a uri and a name, embedded resources their contents (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource).',
+  perTool: {
+    async run(t, tool) {
+      await exploreValid(
+        t,
+        tool,
+        (rec) => {
+          const ex = rec.exchange;
+          if (!ex?.result || ex.error || ex.result.resultType === 'input_required' || !Array.isArray(ex.result.content)) return undefined;
+          t.markSchemaJudged(ex);
+          return ex.result.content.flatMap((block, i) => blockProblems(t, block, `/content/${i}`));
+        },
+        'no valid call was answered with a result carrying content',
+      );
+    },
+  },
+});
+
+const hasOutputSchema = (tool: JsonObject) => tool.outputSchema !== undefined;
+
+export const structuredContentPresent = defineCheck({
+  id: 'tools-call/structured-content-present',
+  title: 'a tool with an outputSchema returns structuredContent',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Output Schema' },
+  requirement: 'If an output schema is provided, servers MUST provide structured results (structuredContent) that conform to this schema.',
+  perTool: {
+    appliesTo: hasOutputSchema,
+    noneReason: 'no listed tool has an outputSchema',
+    async run(t, tool) {
+      await exploreValid(
+        t,
+        tool,
+        (rec) => {
+          if (!isSuccess(rec.exchange)) return undefined;
+          const result = rec.exchange.result;
+          return 'structuredContent' in result
+            ? []
+            : [{ expected: 'structuredContent in every successful result (the tool declares an outputSchema)', actual: `no structuredContent: ${show(result, 240)}` }];
+        },
+        'no valid call succeeded (every answer was an error, isError: true or input_required)',
+      );
+    },
+  },
+});
+
+export const structuredContentValid = defineCheck({
+  id: 'tools-call/structured-content-valid',
+  title: 'structuredContent conforms to the outputSchema',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Output Schema' },
+  requirement: 'If an output schema is provided, servers MUST provide structured results that conform to this schema.',
+  perTool: {
+    appliesTo: hasOutputSchema,
+    noneReason: 'no listed tool has an outputSchema',
+    async run(t, tool) {
+      const compiled = checkJsonSchema(tool.outputSchema);
+      const validate = compiled.validate;
+      if (!validate) return t.skip(`the outputSchema is not a valid JSON Schema (judged by tools-list/output-schema-valid): ${compiled.errors.join('; ')}`);
+      await exploreValid(
+        t,
+        tool,
+        (rec) => {
+          if (!isSuccess(rec.exchange) || !('structuredContent' in rec.exchange.result)) return undefined;
+          const value = rec.exchange.result.structuredContent;
+          if (validate(value)) return [];
+          return [
+            {
+              expected: `structuredContent valid against the outputSchema (${compiled.dialect})`,
+              actual: `${formatErrors(validate.errors).join('; ')} in ${show(value, 240)}`,
+            },
+          ];
+        },
+        'no valid call succeeded with structuredContent',
+      );
+    },
+  },
+});
+
+/** A text block holding the JSON serialization of `value`? */
+function hasSerializedText(content: unknown, value: unknown): boolean {
+  if (!Array.isArray(content)) return false;
+  const want = stableJson(value);
+  return content.some((b) => {
+    if (typeof b !== 'object' || b === null || (b as JsonObject).type !== 'text' || typeof (b as JsonObject).text !== 'string') return false;
+    try {
+      return stableJson(JSON.parse((b as JsonObject).text as string)) === want;
+    } catch {
+      return false;
+    }
+  });
+}
+
+export const structuredContentText = defineCheck({
+  id: 'tools-call/structured-content-text',
+  title: 'structuredContent is also returned as serialized JSON in a text block',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Structured Content' },
+  requirement: 'For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.',
+  perTool: {
+    appliesTo: hasOutputSchema,
+    noneReason: 'no listed tool has an outputSchema',
+    async run(t, tool) {
+      await exploreValid(
+        t,
+        tool,
+        (rec) => {
+          const result = rec.exchange?.result;
+          if (!result || rec.exchange!.error || !('structuredContent' in result)) return undefined;
+          if (hasSerializedText(result.content, result.structuredContent)) return [];
+          return [
+            {
+              expected: 'a text block whose text is the serialized JSON of structuredContent',
+              actual: `structuredContent ${show(result.structuredContent, 160)}; content ${show(result.content, 200)}`,
+            },
+          ];
+        },
+        'no valid call was answered with structuredContent',
+      );
+    },
+  },
+});
+
+// ---- invalid calls ----
+
+export const invalidRejected = defineCheck({
+  id: 'tools-call/invalid-rejected',
+  title: 'a call with invalid arguments is rejected, never answered as a success',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Security Considerations' },
+  requirement:
+    'Servers MUST validate all tool inputs: a call whose arguments fail the inputSchema is rejected (a result with isError: true, or a JSON-RPC error), never executed as a success.',
+  perTool: {
+    async run(t, tool) {
+      await exploreInvalid(t, tool, (rec) => {
+        const ex = rec.exchange;
+        if (!ex) return undefined;
+        if (ex.error) return [];
+        if (ex.result?.resultType === 'input_required') return undefined;
+        if (ex.result?.isError === true) return [];
+        return [{ expected: 'the invalid arguments rejected: a result with isError: true, or a JSON-RPC error', actual: `a success: ${answerText(rec)}` }];
+      });
+    },
+  },
+});
+
+export const invalidNoInternalError = defineCheck({
+  id: 'tools-call/invalid-no-internal-error',
+  title: 'invalid arguments are rejected by validation, not by an internal error',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Security Considerations' },
+  requirement:
+    'Servers MUST validate all tool inputs: invalid arguments are caught by validation, not passed on until the server fails with -32603 Internal error.',
+  perTool: {
+    async run(t, tool) {
+      await exploreInvalid(t, tool, (rec) => {
+        const ex = rec.exchange;
+        if (!ex) return undefined;
+        if (ex.error?.code !== -32603) return [];
+        return [
+          {
+            expected: 'a validation error: a result with isError: true (or an Invalid params error)',
+            actual: `${answerText(rec)}: the server failed on the input instead of validating it`,
+          },
+        ];
+      });
+    },
+  },
+});
+
+export const keepsServing = defineCheck({
+  id: 'tools-call/keeps-serving',
+  title: 'every invalid call is answered and the server keeps serving',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'basic/index', section: 'Responses' },
+  requirement:
+    'Responses are sent in reply to requests: an invalid tools/call gets a response like any other request (servers MUST validate all tool inputs), and the server goes on serving (a following tools/list is answered).',
+  perTool: {
+    async run(t, tool) {
+      const judge = (rec: CallRecord): Problem[] => {
+        if (rec.noAnswer !== undefined) return [{ expected: 'an answer to the invalid call', actual: `no answer: ${rec.noAnswer}` }];
+        if (rec.followUp && !rec.followUp.ok) {
+          return [{ expected: 'tools/list answered right after the invalid call', actual: rec.followUp.detail, moreWire: rec.followUp.frames }];
+        }
+        return [];
+      };
+      // The protocol probes for this tool (arguments that are not an object) first: they are fixed calls.
+      const run = argumentRun(t.ctx);
+      if (!run.settings.replay) {
+        for (const rec of await toolProbes(run, tool)) {
+          for (const p of judge(rec)) {
+            t.expect(false, { expected: p.expected, actual: `${p.actual}\nCall: ${callText(rec)}`, wire: [...rec.frames, ...(p.moreWire ?? [])] });
+          }
+        }
+      }
+      await exploreInvalid(t, tool, judge, { judgesLostConnections: true });
+    },
+  },
+});
+
+const PROTOCOL_CODES = new Set([-32020, -32021, -32022]);
+
+export const validationErrorCategory = defineCheck({
+  id: 'tools-call/validation-error-category',
+  title: 'invalid arguments are reported as a tool execution error (isError), not a protocol error',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Error Handling' },
+  requirement:
+    'Error Handling sorts input validation errors among tool execution errors, reported in tool results with isError: true (so the model can self-correct); protocol errors (JSON-RPC errors) are for unknown tools, malformed requests and server errors.',
+  perTool: {
+    async run(t, tool) {
+      await exploreInvalid(t, tool, (rec) => {
+        const ex = rec.exchange;
+        if (!ex) return undefined;
+        const code = ex.error?.code;
+        // -32603 is judged by tools-call/invalid-no-internal-error; -32020..-32022 are transport and version conditions.
+        if (!ex.error || code === -32603 || PROTOCOL_CODES.has(code as number)) return [];
+        return [
+          {
+            expected:
+              'a tool execution error: a result with isError: true (server/tools "Error Handling" lists input validation errors there; a JSON-RPC error is the protocol-error category)',
+            actual: `an input-validation failure answered as a protocol error: ${answerText(rec)}`,
+          },
+        ];
+      });
+    },
+  },
+});
+
+// ---- protocol probes ----
+
+const NOT_OBJECTS: Array<{ label: string; value: unknown }> = [
+  { label: 'a string', value: 'mcpc-not-an-object' },
+  { label: 'an array', value: ['mcpc'] },
+];
+
+/** The probes for one tool: `arguments` that is not an object (memoized by the run). */
+function toolProbes(run: ArgumentRun, tool: JsonObject): Promise<CallRecord[]> {
+  return Promise.all(
+    NOT_OBJECTS.map((n) => run.call('probe', { name: tool.name, arguments: n.value }, { probe: `arguments that is ${n.label}` })),
+  );
+}
+
+/** The server-wide probes: an unknown tool, and tools/call without a name. */
+async function serverProbes(run: ArgumentRun, tools: JsonObject[]): Promise<CallRecord[]> {
+  const names = new Set(tools.map((x) => String(x.name)));
+  let unknown = 'mcpc_no_such_tool';
+  while (names.has(unknown)) unknown += '_';
+  return [
+    await run.call('probe', { name: unknown, arguments: {} }, { probe: 'an unknown tool name' }),
+    await run.call('probe', { arguments: {} }, { probe: 'tools/call without a name' }),
+  ];
+}
+
+async function allProbes(t: Probe): Promise<CallRecord[]> {
+  const walk = await t.ctx.tools();
+  if (walk.problem) t.notObserved(`tools/list could not be walked to the end: ${walk.problem.detail}`);
+  const run = argumentRun(t.ctx);
+  const out = await serverProbes(run, walk.items);
+  for (const tool of walk.items) out.push(...(await toolProbes(run, tool)));
+  return out;
+}
+
+export const protocolErrorCategory = defineCheck({
+  id: 'tools-call/protocol-error-category',
+  title: 'unknown tools and malformed calls are answered with JSON-RPC errors, not isError results',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'Error Handling' },
+  requirement:
+    'Error Handling sorts unknown tools and malformed requests (failing the CallToolRequest schema) among protocol errors, returned as standard JSON-RPC errors; a result with isError: true is the other category (tool execution errors).',
+  async run(t) {
+    const probes = await allProbes(t);
+    const byKind = new Map<string, CallRecord[]>();
+    let judged = 0;
+    for (const rec of probes) {
+      if (!rec.exchange) continue;
+      judged++;
+      if (rec.exchange.error) continue;
+      const list = byKind.get(rec.probe!) ?? [];
+      list.push(rec);
+      byKind.set(rec.probe!, list);
+    }
+    if (judged === 0) t.notObserved('no probe got an answer');
+    for (const [kind, recs] of byKind) {
+      const first = recs[0]!;
+      const tools = recs.length > 1 ? ` (${recs.length} tools: ${show(recs.map((r) => r.tool), 200)})` : '';
+      t.expect(false, {
+        expected: `${kind}: a JSON-RPC error (a protocol error per server/tools "Error Handling")`,
+        actual: `answered with a result${first.exchange!.result?.isError === true ? ' with isError: true (the tool-execution-error category)' : ' (as a success)'}${tools}: ${answerText(first)}\nCall: ${callText(first)}`,
+        wire: first.frames,
+      });
+    }
+    t.note('probes', probes.length);
+  },
+});
+
+export const errorResponseShape = defineCheck({
+  id: 'tools-call/error-response',
+  title: 'JSON-RPC errors to tools/call carry the request id and a permitted integer code',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { page: 'basic/index', section: 'Error Responses' },
+  requirement:
+    'Error responses MUST include the same ID as the request they correspond to; error codes MUST be integers; implementations MUST NOT emit codes from -32020..-32099 the specification does not define, nor the retired -32002.',
+  async run(t) {
+    const probes = await allProbes(t);
+    const records = argumentRun(t.ctx).records;
+    let seen = 0;
+    for (const rec of [...probes, ...records.filter((r) => !probes.includes(r))]) {
+      if (rec.noAnswer !== undefined && rec.probe && rec.tool === undefined) {
+        t.expect(false, {
+          expected: 'a response to the request',
+          actual: `no answer: ${rec.noAnswer}\nCall: ${callText(rec)}`,
+          wire: rec.frames,
+          requirement: 'Responses are sent in reply to requests (JSON-RPC 2.0).',
+        });
+        continue;
+      }
+      const ex = rec.exchange;
+      if (!ex || !ex.response || !('error' in ex.response)) continue;
+      seen++;
+      for (const p of errorProblems(ex)) t.expect(false, { expected: p.expected, actual: `${p.actual}\nCall: ${callText(rec)}`, wire: rec.frames });
+      t.markSchemaJudged(ex);
+    }
+    if (seen === 0) t.notObserved('no tools/call was answered with a JSON-RPC error');
+    t.note('error responses', seen);
+    // What the whole argument suite sent in this run (the benchmark reads it).
+    t.note('tools/call requests', records.length);
+    t.note('follow-up tools/list requests', records.filter((r) => r.followUp).length);
+  },
+});
+
+function errorProblems(ex: Exchange): Problem[] {
+  const out: Problem[] = [];
+  const id = ex.response!.id;
+  if (ex.idTypeMismatch) {
+    out.push({
+      expected: `the error's id equal to the request's id ${show(ex.id)} (a ${typeof ex.id})`,
+      actual: `id ${show(id)} (a ${typeof id}): the same value with another JSON type`,
+    });
+  } else if (id === undefined || id === null) {
+    out.push({ expected: `the error's id equal to the request's id ${show(ex.id)} (the id could be read)`, actual: `id ${show(id)}` });
+  }
+  const err = ex.response!.error as JsonObject | undefined;
+  const code = err?.code;
+  if (typeof code !== 'number' || !Number.isInteger(code)) out.push({ expected: 'an integer error code', actual: `code ${show(code)}` });
+  else if (code === -32002) out.push({ expected: 'no retired code (-32002 was replaced by -32602)', actual: `code -32002 ${show(err?.message)}` });
+  else if (code <= -32020 && code >= -32099 && !PROTOCOL_CODES.has(code)) {
+    out.push({
+      expected: 'no code from -32020..-32099 other than the defined -32020, -32021, -32022',
+      actual: `code ${code} ${show(err?.message)}`,
+    });
+  }
+  const codeReported = typeof code !== 'number' || !Number.isInteger(code);
+  const schemaProblems = ex.schemaErrors.filter((e) => !(codeReported && e.startsWith('/error/code')));
+  if (schemaProblems.length) out.push({ expected: `an error response valid against ${ex.schemaDef}`, actual: schemaProblems.join('; ') });
+  return out;
+}
+
+export const argumentChecks = [
+  validResult,
+  contentBlocks,
+  structuredContentPresent,
+  structuredContentValid,
+  structuredContentText,
+  invalidRejected,
+  invalidNoInternalError,
+  keepsServing,
+  validationErrorCategory,
+  protocolErrorCategory,
+  errorResponseShape,
+];

@@ -1,0 +1,53 @@
+/**
+ * Comparing what a server listed at two moments: tool definitions by name,
+ * as canonical JSON (key order does not matter, everything else does).
+ */
+import type { JsonObject } from '../harness/session.js';
+import { show } from './check.js';
+
+/** JSON with object keys sorted, so equal values give equal text. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+export interface ToolsDiff {
+  added: string[];
+  removed: string[];
+  /** Names in both lists whose definitions differ. */
+  changed: string[];
+}
+
+/** How the tool list `b` differs from `a`. */
+export function toolsDiff(a: JsonObject[], b: JsonObject[]): ToolsDiff {
+  const byName = (items: JsonObject[]) => new Map(items.map((tool) => [String(tool?.name), canonical(tool)]));
+  const x = byName(a);
+  const y = byName(b);
+  return {
+    added: [...y.keys()].filter((n) => !x.has(n)),
+    removed: [...x.keys()].filter((n) => !y.has(n)),
+    changed: [...x.keys()].filter((n) => y.has(n) && x.get(n) !== y.get(n)),
+  };
+}
+
+export function isSame(d: ToolsDiff): boolean {
+  return d.added.length + d.removed.length + d.changed.length === 0;
+}
+
+/** The difference in words (empty when there is none). */
+export function describeDiff(d: ToolsDiff): string {
+  return [
+    d.added.length ? `added ${show(d.added)}` : '',
+    d.removed.length ? `removed ${show(d.removed)}` : '',
+    d.changed.length ? `definition changed: ${show(d.changed)}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}

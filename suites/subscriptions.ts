@@ -1,0 +1,621 @@
+/**
+ * subscriptions/listen, list-change notifications and cancellation
+ * (basic/patterns/subscriptions, basic/patterns/cancellation, server/tools
+ * "List Changed Notification", and how a stream ends on each transport).
+ *
+ * Every wait is a deadline on an event: the acknowledgment (per-request
+ * timeout), a change notification (--notification-timeout / the config file's
+ * listChanged.timeoutMs), or a later request's response on the same
+ * connection, which proves the server has moved past everything before it.
+ */
+import { runShellCommand } from '../harness/command.js';
+import { ACKNOWLEDGED, orderFrames, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
+import type { Exchange, JsonObject, RequestId, RequestOptions, Session } from '../harness/session.js';
+import { walkList } from '../harness/walk.js';
+import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { describeDiff, isSame, toolsDiff } from './compare.js';
+
+const TOOLS_CHANGED = 'notifications/tools/list_changed';
+const NO_TRIGGER = 'no listChanged.trigger in the configuration file: the suite cannot make the tool list change';
+
+/** Which filter field asks for each change notification. */
+const FILTER_KEY: Record<string, string> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+  'notifications/resources/updated': 'resourceSubscriptions',
+};
+
+/** Notifications that relate to one request, never to a subscription. */
+const REQUEST_SCOPED = new Set(['notifications/progress', 'notifications/message']);
+
+/** Runs in which the server was seen not to notify after a change: later checks do not wait again. */
+const silentRuns = new WeakSet<SuiteContext>();
+
+interface Opened {
+  sub: Subscription;
+  ack?: SubscriptionMessage;
+  /** Why there is no acknowledgment. */
+  why?: string;
+}
+
+/** Open a subscription and wait for its acknowledgment (or the listen request ending) within the request timeout. */
+async function open(t: Probe, session: Session, params: JsonObject, subs: Subscription[], opts: RequestOptions = {}): Promise<Opened> {
+  const sub = session.listen(params, opts);
+  subs.push(sub);
+  const ms = t.ctx.settings.requestTimeoutMs;
+  const ack = await Promise.race([sub.acknowledgment(ms), sub.ended.then(() => undefined)]);
+  const found = ack ?? sub.messages.find((m) => m.msg.method === ACKNOWLEDGED);
+  if (found) return { sub, ack: found };
+  if (!sub.open) {
+    const end = await sub.ended;
+    const why = end.exchange ? `subscriptions/listen was answered with ${describeAnswer(end.exchange)}` : `subscriptions/listen ended: ${end.error?.message}`;
+    return { sub, why };
+  }
+  return { sub, why: `no notifications/subscriptions/acknowledged within ${ms / 1000} s` };
+}
+
+/** The acknowledgment, or not-observed (the acknowledgment itself is judged by subscriptions/acknowledged-first). */
+function requireAck(t: Probe, o: Opened): SubscriptionMessage {
+  if (!o.ack) t.notObserved(`the subscription was not acknowledged (${o.why}); see subscriptions/acknowledged-first`);
+  return o.ack;
+}
+
+async function cancelAll(subs: Subscription[]): Promise<void> {
+  for (const s of subs) await s.cancel().catch(() => {});
+}
+
+interface Fired {
+  ok: boolean;
+  detail: string;
+  exchange?: Exchange;
+}
+
+/** Run the configured trigger (or undo): a tool call on `session`, or a shell command. */
+async function fire(t: Probe, session: Session, which: 'trigger' | 'undo'): Promise<Fired | undefined> {
+  const spec = t.ctx.config.listChanged?.[which];
+  if (!spec) return undefined;
+  if ('tool' in spec) {
+    const ex = await session.request('tools/call', { name: spec.tool, arguments: spec.arguments ?? {} });
+    const ok = !ex.error && ex.result?.isError !== true;
+    return { ok, detail: `tools/call ${spec.tool} answered with ${describeAnswer(ex)}`, exchange: ex };
+  }
+  const r = await runShellCommand(spec.command, { timeoutMs: t.ctx.settings.requestTimeoutMs, signal: t.ctx.signal });
+  return { ok: r.ok, detail: `the command ${r.detail}` };
+}
+
+interface Change {
+  /** The trigger ran and succeeded. */
+  triggered: boolean;
+  /** The witness received notifications/tools/list_changed after the trigger. */
+  notified: boolean;
+  exchanges: Exchange[];
+}
+
+/**
+ * Cause a tool-list change with the configured trigger, wait (deadline) for
+ * the witness subscription's notification, then undo the change (and wait
+ * for that notification too, so it does not spill into later checks).
+ */
+async function changeTools(t: Probe, session: Session, witness?: Subscription): Promise<Change> {
+  const exchanges: Exchange[] = [];
+  const mark = witness?.messages.length ?? 0;
+  const fired = await fire(t, session, 'trigger');
+  if (!fired) return { triggered: false, notified: false, exchanges };
+  if (fired.exchange) exchanges.push(fired.exchange);
+  if (!fired.ok) t.notObserved(`the configured listChanged.trigger failed: ${fired.detail}`);
+  const wait = silentRuns.has(t.ctx) ? 0 : t.ctx.settings.notificationTimeoutMs;
+  const first = witness ? await witness.waitFor((m) => m.msg.method === TOOLS_CHANGED, wait, mark) : undefined;
+  if (witness && !first && wait > 0) silentRuns.add(t.ctx);
+  const undone = await fire(t, session, 'undo');
+  if (undone?.exchange) exchanges.push(undone.exchange);
+  if (undone && !undone.ok) t.note('undo', `the configured listChanged.undo failed: ${undone.detail}`);
+  if (undone?.ok && witness && first) {
+    // The undo's own notification (it may have arrived already).
+    await witness.waitFor((m) => m.msg.method === TOOLS_CHANGED, t.ctx.settings.notificationTimeoutMs, witness.messages.indexOf(first) + 1);
+  }
+  const notified = !!first;
+  return { triggered: true, notified, exchanges };
+}
+
+/** A later request's response on the same connection: everything the server sent before it has arrived. */
+function roundTrip(session: Session): Promise<Exchange> {
+  return session.request('server/discover');
+}
+
+/** The messages of a subscription from before the suite cancelled it. */
+const live = (sub: Subscription) => sub.messages.filter((m) => !m.afterCancel);
+
+function describe(m: SubscriptionMessage): string {
+  const what = typeof m.msg.method === 'string' ? m.msg.method : 'the listen response';
+  return `${what} (subscriptionId ${show(subscriptionIdOf(m.msg))})`;
+}
+
+/** A listen filter asking only for tools-list changes. */
+const TOOLS_FILTER = { notifications: { toolsListChanged: true } };
+
+export const acknowledgedFirst = defineCheck({
+  id: 'subscriptions/acknowledged-first',
+  title: 'the acknowledgment is the first message of a subscription',
+  level: 'MUST',
+  spec: { page: 'basic/patterns/subscriptions', section: 'Acknowledgment' },
+  requirement:
+    'The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription\'s ID, and MUST NOT send any notification on the subscription before it.',
+  async run(t) {
+    const subs: Subscription[] = [];
+    try {
+      const o = await open(t, t.session, TOOLS_FILTER, subs);
+      if (!t.expect(!!o.ack, { expected: 'notifications/subscriptions/acknowledged for the subscription', actual: o.why ?? '', wire: o.sub.frames() })) return;
+      const at = o.sub.messages.indexOf(o.ack!);
+      const before = o.sub.messages.slice(0, at);
+      t.expect(before.length === 0, {
+        expected: 'the acknowledgment before any other message of the subscription',
+        actual: `${before.length} message(s) came first: ${before.map(describe).join(', ')}`,
+        wire: o.sub.frames(),
+      });
+    } finally {
+      await cancelAll(subs);
+    }
+  },
+});
+
+export const subscriptionIdTagged = defineCheck({
+  id: 'subscriptions/subscription-id',
+  title: 'the acknowledgment and every notification of a subscription carry its listen request id, same JSON type',
+  level: 'MUST',
+  spec: { page: 'basic/patterns/subscriptions', section: 'Receiving Notifications' },
+  requirement:
+    'All notifications delivered on the stream, the acknowledgment included, carry io.modelcontextprotocol/subscriptionId in _meta (the server MUST include it); the value is the JSON-RPC ID of the subscriptions/listen request.',
+  async run(t) {
+    const subs: Subscription[] = [];
+    const session = t.session;
+    try {
+      let judged = 0;
+      for (const type of ['number', 'string'] as const) {
+        const id = session.nextIdOf(type);
+        const o = await open(t, session, TOOLS_FILTER, subs, { id });
+        if (!o.ack) {
+          t.note(`${type} id`, `not acknowledged: ${o.why}`);
+          continue;
+        }
+        const change = await changeTools(t, session, o.sub);
+        await roundTrip(session);
+        await o.sub.cancel();
+        judged++;
+        t.note(`${type} id`, { messages: live(o.sub).length, changeNotified: change.notified });
+        expectTagged(t, o.sub, live(o.sub));
+      }
+      if (judged === 0) t.notObserved('no subscription was acknowledged; see subscriptions/acknowledged-first');
+    } finally {
+      await cancelAll(subs);
+    }
+  },
+});
+
+/** Each message carries the subscription's id, with the listen request id's JSON type. */
+function expectTagged(t: Probe, sub: Subscription, messages: SubscriptionMessage[]): void {
+  const id = sub.id;
+  for (const m of messages) {
+    const tag = subscriptionIdOf(m.msg);
+    t.expect(tag === id, {
+      expected: `subscriptionId ${JSON.stringify(id)} (a JSON ${typeof id}) on ${describe(m).split(' (')[0]}`,
+      actual: tag === undefined ? 'no subscriptionId in _meta' : `subscriptionId ${JSON.stringify(tag)} (a JSON ${typeof tag})`,
+      wire: [...(sub.requestFrame ? [sub.requestFrame] : []), m.frame],
+    });
+  }
+}
+
+export const acknowledgedFilter = defineCheck({
+  id: 'subscriptions/acknowledged-filter',
+  title: 'the acknowledged filter is a subset of the requested one',
+  level: 'MUST',
+  spec: { page: 'basic/patterns/subscriptions', section: 'Acknowledgment' },
+  requirement:
+    'The notifications field in the acknowledgment reflects the subset (of the requested notification types) the server agreed to honor; types the server does not support are omitted.',
+  async run(t) {
+    const subs: Subscription[] = [];
+    const requested: JsonObject = { toolsListChanged: true, promptsListChanged: false };
+    try {
+      const o = await open(t, t.session, { notifications: requested }, subs);
+      const ack = requireAck(t, o);
+      const agreed = ((ack.msg.params as JsonObject | undefined)?.notifications ?? {}) as JsonObject;
+      t.note('acknowledged', agreed);
+      const caps = t.ctx.discovery().capabilities ?? {};
+      const capabilityOf: Record<string, string> = { toolsListChanged: 'tools', promptsListChanged: 'prompts', resourcesListChanged: 'resources' };
+      for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) {
+        if (agreed[key] !== true) continue;
+        t.expect(requested[key] === true, {
+          expected: `only requested types acknowledged (requested ${show(requested)})`,
+          actual: `${key}: true was acknowledged but not requested`,
+          wire: o.sub.frames(),
+        });
+        t.expect(caps[capabilityOf[key]!] !== undefined, {
+          expected: `${key} omitted: the server does not declare the ${capabilityOf[key]} capability`,
+          actual: `${key}: true was acknowledged`,
+          wire: orderFrames([...o.sub.frames(), ...(t.ctx.discovery().exchange?.frames ?? [])]),
+        });
+      }
+      const uris = agreed.resourceSubscriptions;
+      if (uris !== undefined) {
+        t.expect(!Array.isArray(uris) || uris.length === 0, {
+          expected: 'no resourceSubscriptions (none were requested)',
+          actual: `resourceSubscriptions ${show(uris)} acknowledged`,
+          wire: o.sub.frames(),
+        });
+      }
+    } finally {
+      await cancelAll(subs);
+    }
+  },
+});
+
+/** Whether a subscription's filter asked for this notification; undefined for messages no filter governs. */
+function asked(filter: JsonObject, msg: JsonObject): boolean | undefined {
+  const method = String(msg.method);
+  if (method === ACKNOWLEDGED || method === 'notifications/cancelled' || REQUEST_SCOPED.has(method) || !('method' in msg)) return undefined;
+  const key = FILTER_KEY[method];
+  if (!key) return false;
+  if (key === 'resourceSubscriptions') {
+    const uri = (msg.params as JsonObject | undefined)?.uri;
+    return Array.isArray(filter.resourceSubscriptions) && filter.resourceSubscriptions.includes(uri);
+  }
+  return filter[key] === true;
+}
+
+export const onlyRequested = defineCheck({
+  id: 'subscriptions/only-requested',
+  title: 'a subscription gets only the notification types it asked for',
+  level: 'MUST',
+  spec: { page: 'basic/patterns/subscriptions', section: 'Opening a Stream' },
+  requirement: 'The server MUST NOT send notification types the client has not explicitly requested.',
+  async run(t) {
+    const subs: Subscription[] = [];
+    const session = t.session;
+    try {
+      // The witness asks for tools-list changes; the other subscription does not.
+      const witness = await open(t, session, TOOLS_FILTER, subs);
+      requireAck(t, witness);
+      const other = await open(t, session, { notifications: { promptsListChanged: true, resourcesListChanged: true } }, subs);
+      requireAck(t, other);
+      const change = await changeTools(t, session, witness.sub);
+      await roundTrip(session);
+      await cancelAll(subs);
+      for (const o of [witness, other]) {
+        for (const m of live(o.sub)) {
+          t.expect(asked(o.sub.filter, m.msg) !== false, {
+            expected: `only notifications the filter ${show(o.sub.filter)} asked for`,
+            actual: `${describe(m)} arrived for that subscription`,
+            wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
+          });
+        }
+      }
+      if (t.findings.length) return;
+      if (!change.triggered) t.notObserved(NO_TRIGGER);
+      t.note('change notified to the witness', change.notified);
+    } finally {
+      await cancelAll(subs);
+    }
+  },
+});
+
+export const httpSse = defineCheck({
+  id: 'subscriptions/http-sse',
+  title: 'on HTTP, the listen response is an SSE stream that stays open',
+  level: 'MUST',
+  spec: { page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
+  requirement:
+    'Long-lived notification streams are obtained by sending a subscriptions/listen request; the server\'s response is itself an SSE stream (Content-Type: text/event-stream) that stays open.',
+  transports: ['http'],
+  async run(t) {
+    const subs: Subscription[] = [];
+    const session = t.session;
+    try {
+      const o = await open(t, session, TOOLS_FILTER, subs);
+      if (!t.expect(!!o.ack, { expected: 'an SSE stream carrying the acknowledgment', actual: o.why ?? '', wire: o.sub.frames() })) return;
+      const http = o.ack!.frame.http;
+      t.note('Content-Type', http?.contentType);
+      t.expect(/^text\/event-stream\b/i.test(http?.contentType ?? ''), {
+        expected: 'Content-Type: text/event-stream on the listen response',
+        actual: `Content-Type: ${show(http?.contentType ?? '(none)')}`,
+        wire: o.sub.frames(),
+      });
+      const later = await roundTrip(session);
+      if (!o.sub.open) {
+        const end = await o.sub.ended;
+        t.expect(false, {
+          expected: 'the listen response stream still open after the acknowledgment',
+          actual: `it ended before a later request was answered: ${end.exchange ? describeAnswer(end.exchange) : end.error?.message}`,
+          wire: orderFrames([...o.sub.frames(), ...later.frames]),
+        });
+      }
+    } finally {
+      await cancelAll(subs);
+    }
+  },
+});
+
+export const noRequestScoped = defineCheck({
+  id: 'subscriptions/no-request-scoped',
+  title: 'no progress or log notifications on a listen stream',
+  level: 'MUST',
+  spec: { page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
+  requirement:
+    'Request-scoped notifications like notifications/progress and notifications/message are not delivered on the listen stream; they flow only on the response stream of the request they relate to.',
+  async run(t) {
+    const subs: Subscription[] = [];
+    const session = t.session;
+    try {
+      // The listen request opts in to logging, inviting a server to (wrongly) log on the stream.
+      const params = { ...TOOLS_FILTER, _meta: { 'io.modelcontextprotocol/logLevel': 'debug' } };
+      const o = await open(t, session, params, subs);
+      requireAck(t, o);
+      const change = await changeTools(t, session, o.sub);
+      await roundTrip(session);
+      await o.sub.cancel();
+      for (const m of live(o.sub).filter((x) => REQUEST_SCOPED.has(String(x.msg.method)))) {
+        t.expect(false, {
+          expected: 'only subscription messages on the listen stream',
+          actual: `${describe(m)} arrived on the subscription`,
+          wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
+        });
+      }
+      t.note('change caused', change.triggered);
+    } finally {
+      await cancelAll(subs);
+    }
+  },
+});
+
+async function walkTools(t: Probe, session: Session, when: string) {
+  const walk = await walkList(session, 'tools/list', 'tools', { maxPages: t.ctx.settings.maxPages });
+  if (!walk.exhausted) t.notObserved(`tools/list ${when} could not be walked: ${walk.problem?.detail}`);
+  return walk;
+}
+
+export const listChanged = defineCheck({
+  id: 'subscriptions/list-changed',
+  title: 'a real change of the tool list is notified to a subscription that asked for it',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { page: 'server/tools', section: 'List Changed Notification' },
+  requirement:
+    'When the list of available tools changes, servers that declared the listChanged capability SHOULD send notifications/tools/list_changed to clients that have opened a subscriptions/listen stream with toolsListChanged: true.',
+  async run(t) {
+    if (!t.ctx.config.listChanged?.trigger) t.notObserved(NO_TRIGGER);
+    const declared = (t.ctx.discovery().capabilities?.tools as JsonObject | undefined)?.listChanged === true;
+    const session = t.session;
+    const subs: Subscription[] = [];
+    try {
+      const o = await open(t, session, TOOLS_FILTER, subs);
+      requireAck(t, o);
+      const before = await walkTools(t, session, 'before the change');
+      const mark = o.sub.messages.length;
+      const started = Date.now();
+      const fired = (await fire(t, session, 'trigger'))!;
+      if (!fired.ok) t.notObserved(`the configured listChanged.trigger failed: ${fired.detail}`);
+      const ms = t.ctx.settings.notificationTimeoutMs;
+      const notice = await o.sub.waitFor((m) => m.msg.method === TOOLS_CHANGED, ms, mark);
+      const latency = Date.now() - started;
+      let after;
+      try {
+        after = await walkTools(t, session, 'after the change');
+      } finally {
+        // Leave the server as it was found, whatever happened.
+        const undone = await fire(t, session, 'undo');
+        if (undone && !undone.ok) t.note('undo', `the configured listChanged.undo failed: ${undone.detail}`);
+        if (undone?.ok && notice) await o.sub.waitFor((m) => m.msg.method === TOOLS_CHANGED, ms, o.sub.messages.indexOf(notice) + 1);
+      }
+      await o.sub.cancel();
+
+      const diff = toolsDiff(before.items, after.items);
+      const changed = !isSame(diff);
+      t.note('difference', diff);
+      const early = o.sub.messages.slice(0, mark).filter((m) => m.msg.method === TOOLS_CHANGED);
+      if (early.length) t.note('notified without a change', `${early.length} notifications/tools/list_changed before the trigger ran`);
+      if (!changed) {
+        if (!notice) t.notObserved(`the trigger ran (${fired.detail}) but tools/list did not change`);
+        t.note('notified without a change', 'notifications/tools/list_changed arrived, but tools/list is the same before and after');
+        return;
+      }
+      if (notice) {
+        t.note('notified after (ms)', latency);
+        return;
+      }
+      if (!declared) t.skip('the tool list changed without a notification, and the server does not declare tools.listChanged: true');
+      t.expect(false, {
+        expected: `notifications/tools/list_changed on the subscription within ${ms / 1000} s of the change`,
+        actual: `none arrived, yet tools/list changed: ${describeDiff(diff)}`,
+        wire: orderFrames([...o.sub.frames(), ...(fired.exchange?.frames ?? []), ...after!.pages.flatMap((p) => p.frames)]),
+      });
+    } finally {
+      await cancelAll(subs);
+    }
+  },
+});
+
+export const demultiplex = defineCheck({
+  id: 'subscriptions/demultiplex',
+  title: 'two concurrent subscriptions each get their own notifications, tagged with their own id',
+  level: 'MUST',
+  spec: { page: 'basic/patterns/subscriptions', section: 'Multiple Concurrent Subscriptions' },
+  requirement:
+    'Each subscription is identified by the JSON-RPC request ID of its subscriptions/listen request, and every notification on the stream carries that ID in io.modelcontextprotocol/subscriptionId so clients can demultiplex them.',
+  async run(t) {
+    const subs: Subscription[] = [];
+    const session = t.session;
+    try {
+      const prompts = await open(t, session, { notifications: { promptsListChanged: true } }, subs);
+      const tools = await open(t, session, TOOLS_FILTER, subs);
+      if (!tools.ack && prompts.sub.messages.filter((m) => m.msg.method === ACKNOWLEDGED).length > 1) {
+        t.expect(false, {
+          expected: `each acknowledgment tagged with its own subscription id (${JSON.stringify(prompts.sub.id)}, ${JSON.stringify(tools.sub.id)})`,
+          actual: `both acknowledgments carried ${JSON.stringify(prompts.sub.id)}`,
+          wire: orderFrames([...prompts.sub.frames(), ...tools.sub.frames()]),
+        });
+        return;
+      }
+      requireAck(t, prompts);
+      const ack = requireAck(t, tools);
+      const wait = silentRuns.has(t.ctx) ? 0 : t.ctx.settings.notificationTimeoutMs;
+      const seen = session.waitForMessage((m) => m.method === TOOLS_CHANGED, wait);
+      const change = await changeTools(t, session);
+      if (change.triggered && !(await seen) && wait > 0) silentRuns.add(t.ctx);
+      await roundTrip(session);
+      await cancelAll(subs);
+      if (!change.triggered) t.notObserved(NO_TRIGGER);
+
+      const agreed = ((ack.msg.params as JsonObject | undefined)?.notifications ?? {}) as JsonObject;
+      const forTools = live(tools.sub).filter((m) => m.msg.method === TOOLS_CHANGED);
+      const forPrompts = live(prompts.sub).filter((m) => m.msg.method === TOOLS_CHANGED);
+      t.note('tools/list_changed', { [String(tools.sub.id)]: forTools.length, [String(prompts.sub.id)]: forPrompts.length });
+      if (forTools.length + forPrompts.length === 0) {
+        t.note('not exercised', 'no notifications/tools/list_changed arrived for either subscription; only the acknowledgments were demultiplexed');
+        return;
+      }
+      if (agreed.toolsListChanged !== true) return;
+      t.expect(forTools.length > 0, {
+        expected: `notifications/tools/list_changed tagged ${JSON.stringify(tools.sub.id)}, the subscription that asked for it`,
+        actual: `it arrived tagged ${JSON.stringify(prompts.sub.id)} (the other subscription, filter ${show(prompts.sub.filter)}) and never for ${JSON.stringify(tools.sub.id)}`,
+        wire: orderFrames([...tools.sub.frames(), ...prompts.sub.frames()]),
+      });
+    } finally {
+      await cancelAll(subs);
+    }
+  },
+});
+
+export const cancelEnds = defineCheck({
+  id: 'subscriptions/cancel-ends',
+  title: 'cancelling a subscription ends it: nothing more arrives for it',
+  level: 'MUST',
+  spec: { page: 'basic/patterns/subscriptions', section: 'Cancellation' },
+  requirement:
+    'A subscription ends when the client cancels it (notifications/cancelled naming the listen request on stdio, closing the SSE stream on HTTP); the server MUST NOT send any further messages for it.',
+  async run(t) {
+    const subs: Subscription[] = [];
+    const session = t.session;
+    try {
+      const first = await open(t, session, TOOLS_FILTER, subs);
+      requireAck(t, first);
+      await first.sub.cancel();
+      // The next listen's acknowledgment comes after the server has read the cancellation
+      // (stdio: one ordered channel). What it sent before that crossed the cancellation on
+      // the wire, which the spec tolerates; what comes after it is judged.
+      const second = await open(t, session, TOOLS_FILTER, subs);
+      requireAck(t, second);
+      const cutoff = first.sub.messages.length;
+      const crossed = first.sub.messages.filter((m) => m.afterCancel).length;
+      if (crossed) t.note('in flight when cancelled', `${crossed} message(s) sent before the server read the cancellation`);
+      const change = await changeTools(t, session, second.sub);
+      const later = await roundTrip(session);
+      await cancelAll(subs);
+      const after = first.sub.messages.slice(cutoff);
+      for (const m of after) {
+        t.expect(false, {
+          expected: `nothing more for subscription ${JSON.stringify(first.sub.id)} once the server has read its cancellation`,
+          actual: `${describe(m)} arrived after the next subscription was acknowledged`,
+          wire: orderFrames([...first.sub.frames(), ...later.frames]),
+        });
+      }
+      if (t.findings.length) return;
+      if (!change.triggered && t.ctx.transport === 'http') {
+        t.notObserved(`${NO_TRIGGER}; on HTTP nothing else can arrive for a closed stream`);
+      }
+      t.note('judged until', change.notified ? 'a change was notified to a later subscription' : 'a later request was answered');
+    } finally {
+      await cancelAll(subs);
+    }
+  },
+});
+
+export const gracefulClose = defineCheck({
+  id: 'subscriptions/graceful-close',
+  title: 'a subscription the server ends itself gets a complete listen response',
+  level: 'SHOULD',
+  spec: { page: 'basic/patterns/subscriptions', section: 'Graceful Closure' },
+  requirement:
+    'When the server ends a subscription on its own initiative (for example, during shutdown), it SHOULD respond to the original subscriptions/listen request with a completion result (resultType "complete", _meta subscriptionId) before closing the stream.',
+  // Observed by closing stdin, the stdio shutdown signal; the suite does not shut an HTTP server down mid-run.
+  transports: ['stdio'],
+  async run(t) {
+    const session = await t.ctx.openSession();
+    const subs: Subscription[] = [];
+    const o = await open(t, session, TOOLS_FILTER, subs, { id: session.nextIdOf('string') });
+    requireAck(t, o);
+    const ms = t.ctx.settings.requestTimeoutMs;
+    session.endInput();
+    await Promise.race([o.sub.waitFor((m) => m.via === 'response', ms), session.waitClosed(ms)]);
+    const response = o.sub.messages.find((m) => m.via === 'response');
+    if (!response) {
+      if (!session.closed) t.notObserved(`after its stdin was closed the server neither ended the subscription nor exited within ${ms / 1000} s`);
+      t.expect(false, {
+        expected: 'a subscriptions/listen response with resultType "complete" before the server exits',
+        actual: `the server exited without answering the listen request (${session.closed})`,
+        wire: o.sub.frames(),
+      });
+      return;
+    }
+    const result = response.msg.result as JsonObject | undefined;
+    if (!t.expect(!!result, { expected: 'a result (graceful end)', actual: `an error: ${show(response.msg.error)}`, wire: o.sub.frames() })) return;
+    t.expect(result!.resultType === 'complete', {
+      expected: 'resultType "complete"',
+      actual: `resultType ${show(result!.resultType)}`,
+      wire: o.sub.frames(),
+    });
+    // The closing response carries the subscription id like every other message of the subscription.
+    const tag = subscriptionIdOf(response.msg);
+    t.expect(tag === o.sub.id, {
+      expected: `_meta subscriptionId ${JSON.stringify(o.sub.id)} (a JSON ${typeof o.sub.id})`,
+      actual: tag === undefined ? 'no subscriptionId in the result _meta' : `subscriptionId ${JSON.stringify(tag)} (a JSON ${typeof tag})`,
+      wire: o.sub.frames(),
+    });
+  },
+});
+
+export const noResponseAfterCancel = defineCheck({
+  id: 'cancellation/no-response-after-cancel',
+  title: 'a cancelled in-flight request gets no response',
+  level: 'MUST',
+  spec: { page: 'basic/transports/stdio', section: 'Cancellation' },
+  requirement:
+    'To cancel an in-flight request, the client MUST send a notifications/cancelled notification referencing the request\'s ID; servers MUST NOT send any further messages for it.',
+  // On HTTP, closing the response stream is the cancellation, and nothing can arrive on it afterwards.
+  transports: ['stdio'],
+  async run(t) {
+    const slow = t.ctx.config.slowTool;
+    if (!slow) return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
+    const session = t.session;
+    const params = { name: slow.name, arguments: slow.arguments ?? {} };
+    const id: RequestId = session.nextId();
+    const cancelled = session.request('tools/call', params, { id }).then(
+      () => 'answered before the cancellation was sent',
+      () => undefined,
+    );
+    await session.cancel(id);
+    // The same call again: by the time it is answered, the cancelled one would have been too.
+    const probe = await session.request('tools/call', params);
+    const early = await cancelled;
+    if (early) t.notObserved(`the call was ${early}`);
+    const late = session.lateResponses(id);
+    t.note('probe', describeAnswer(probe));
+    t.expect(late.length === 0, {
+      expected: `no response to tools/call ${JSON.stringify(id)} after notifications/cancelled named it`,
+      actual: 'the server answered it after the cancellation (before the same call sent later was answered)',
+    });
+  },
+});
+
+export const subscriptionChecks = [
+  acknowledgedFirst,
+  subscriptionIdTagged,
+  acknowledgedFilter,
+  onlyRequested,
+  httpSse,
+  noRequestScoped,
+  listChanged,
+  demultiplex,
+  // Cancels a subscription and then changes the tool list: last of the checks that listen.
+  cancelEnds,
+  gracefulClose,
+  noResponseAfterCancel,
+];

@@ -1,0 +1,70 @@
+/**
+ * What the subscription, cancellation and capability checks do when the
+ * configuration file does not tell them how to exercise the server: they are
+ * not-observed (never passed), and a trigger that changes nothing or fails
+ * says so.
+ */
+import { describe, expect, it } from 'vitest';
+import { runConformance } from '../engine/run.js';
+import type { RunResult } from '../suites/model.js';
+import { describeRun, freePort, referenceCommand } from './helpers.js';
+
+function verdicts(run: RunResult): Record<string, string> {
+  return Object.fromEntries(run.checks.map((c) => [c.id, c.results.map((r) => `${r.verdict}: ${r.reason ?? ''}`).join(' | ')]));
+}
+
+describe('without a configuration file', () => {
+  const needsConfig = [
+    'subscriptions/only-requested',
+    'subscriptions/list-changed',
+    'subscriptions/demultiplex',
+    'subscriptions/cancel-ends',
+    'meta/missing-capability',
+  ];
+
+  it('HTTP: the checks that need a trigger or a named tool are not-observed, the others still pass', async () => {
+    const port = await freePort();
+    const run = await runConformance({
+      command: referenceCommand('--http', String(port)),
+      url: `http://127.0.0.1:${port}/mcp`,
+      checks: ['subscriptions/*', 'meta/*'],
+      requestTimeoutMs: 5000,
+    });
+    const v = verdicts(run);
+    for (const id of needsConfig) expect(v[id], describeRun(run)).toMatch(/^not-observed: no (listChanged\.trigger|capabilityTool)/);
+    for (const id of ['subscriptions/acknowledged-first', 'subscriptions/subscription-id', 'subscriptions/http-sse', 'meta/required-fields']) {
+      expect(v[id], describeRun(run)).toMatch(/^pass/);
+    }
+  });
+
+  it('stdio: cancelling the slow tool needs a slowTool; cancel-ends is judged up to a later response', async () => {
+    const run = await runConformance({
+      command: referenceCommand(),
+      checks: ['cancellation/*', 'subscriptions/cancel-ends'],
+      requestTimeoutMs: 5000,
+    });
+    const v = verdicts(run);
+    expect(v['cancellation/no-response-after-cancel'], describeRun(run)).toMatch(/^not-observed: no slowTool/);
+    expect(v['subscriptions/cancel-ends'], describeRun(run)).toMatch(/^pass/);
+  });
+});
+
+describe('a command trigger', () => {
+  it('that changes nothing leaves list-changed not-observed; one that fails says how', async () => {
+    const quiet = await runConformance({
+      command: referenceCommand(),
+      checks: ['subscriptions/list-changed'],
+      requestTimeoutMs: 5000,
+      notificationTimeoutMs: 200,
+      config: { listChanged: { trigger: { command: 'true' } } },
+    });
+    expect(verdicts(quiet)['subscriptions/list-changed']).toMatch(/^not-observed: the trigger ran \(the command exited with code 0\) but tools\/list did not change/);
+    const failing = await runConformance({
+      command: referenceCommand(),
+      checks: ['subscriptions/list-changed'],
+      requestTimeoutMs: 5000,
+      config: { listChanged: { trigger: { command: 'echo nope >&2; exit 3' } } },
+    });
+    expect(verdicts(failing)['subscriptions/list-changed']).toMatch(/^not-observed: the configured listChanged.trigger failed: the command exited with code 3; stderr: nope/);
+  });
+});
