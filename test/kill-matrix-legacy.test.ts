@@ -13,7 +13,7 @@ import type { RunResult, TransportKind } from '../suites/model.js';
 import { brokenChecks, describeRun, freePort, referenceCommand } from './helpers.js';
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
-  const base = { spec: '2025-11-25', requestTimeoutMs: 5000 };
+  const base = { spec: '2025-11-25', requestTimeoutMs: 5000, seed: 20261130 };
   if (transport === 'stdio') return runConformance({ command: referenceCommand('--era', 'legacy', '--empty-cursor', ...serverArgs), ...base });
   const port = await freePort();
   return runConformance({

@@ -152,10 +152,14 @@ describe('pagination and caching against the reference server', () => {
     expect(run.exitCode, info).toBe(0);
     const ends = check(run, 'pagination/tools-chain-ends').results[0]!;
     expect(ends.verdict).toBe('pass');
-    expect(ends.details).toMatchObject({ pages: 100, items: 5000 });
-    expect(check(run, 'pagination/tools-stable-cursors').results[0]!.details).toMatchObject({ 'cursors re-fetched': 99 });
+    // 5,000 catalogue tools, plus the few the server adds at start-up.
+    const { pages, items } = ends.details as { pages: number; items: number };
+    expect(items).toBeGreaterThanOrEqual(5000);
+    expect(items).toBeLessThan(5050);
+    expect(pages).toBe(Math.ceil(items / 50));
+    expect(check(run, 'pagination/tools-stable-cursors').results[0]!.details).toMatchObject({ 'cursors re-fetched': pages - 1 });
     const ttl = check(run, 'caching/ttl-ms').results[0]!.details!.ttlMs as Record<string, Record<string, number>>;
-    expect(Object.keys(ttl['tools/list']!)).toHaveLength(100);
+    expect(Object.keys(ttl['tools/list']!)).toHaveLength(pages);
   });
 
   it('a chain longer than --max-pages fails pagination/<list>-chain-ends and leaves the other checks not observed', async () => {

@@ -40,6 +40,8 @@ export interface CallRecord {
   exchange?: Exchange;
   /** Why no answer came (timeout, the connection closed, a transport failure). */
   noAnswer?: string;
+  /** The input_required round trip did not complete: why (the mrtr/* checks judge it). */
+  cutShort?: string;
   /** Whether the wait ended by timeout. */
   timedOut?: boolean;
   /** Invalid calls and probes: the tools/list sent right after, to see the server still serving. */
@@ -74,9 +76,11 @@ export function argumentSettings(ctx: SuiteContext): ArgumentSettings {
  * with a new id). The last answer is the call's answer; a drive cut short
  * leaves its last interim result, which the mrtr/* checks judge.
  */
-export async function completeInputRequired(session: Session, first: Exchange, maxRounds: number): Promise<Exchange> {
+export async function completeInputRequired(session: Session, first: Exchange, maxRounds: number): Promise<{ exchange: Exchange; cutShort?: string }> {
   const drive = await continueRequest(session, first, { maxRounds });
-  return drive.final ?? first;
+  const exchange = drive.final ?? first;
+  if (drive.status === 'complete' || drive.status === 'error') return { exchange };
+  return { exchange, cutShort: `${drive.status}${drive.detail ? `: ${drive.detail}` : ''}` };
 }
 
 /** `<path>@<tool>` (the form a failure's replay command uses); null when malformed. */
@@ -194,7 +198,11 @@ export class ArgumentRun {
       // Valid calls declare every input capability the driver can answer, as a full client would.
       const meta = purpose === 'valid' ? { capabilities: { ...INPUT_CAPABILITIES } } : undefined;
       let ex = await session.request('tools/call', params, meta ? { meta } : {});
-      if (ex.result?.resultType === 'input_required') ex = await completeInputRequired(session, ex, this.ctx.settings.maxRounds);
+      if (ex.result?.resultType === 'input_required') {
+        const done = await completeInputRequired(session, ex, this.ctx.settings.maxRounds);
+        ex = done.exchange;
+        if (done.cutShort) record.cutShort = done.cutShort;
+      }
       record.exchange = ex;
     } catch (err) {
       if (err instanceof AbortedError || !(err instanceof HarnessError)) throw err;
