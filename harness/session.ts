@@ -58,6 +58,8 @@ export interface Exchange {
  * - oversized-message: longer than the maximum message size (dropped unread);
  * - unknown-id: a response with an id this connection never sent;
  * - duplicate-response: a second response to an answered request;
+ * - stale-round-response: a second response on the id of a request answered with input_required
+ *   (a retry answered on the earlier round's id: the multi round-trip rules judge it);
  * - late-response: a response to a request the suite had given up on (timeout, abort); not a fault;
  * - response-without-id: a response with no (or a null) id that no request can own;
  * - notification-response: on HTTP, a JSON-RPC response in the answer to a notification's POST;
@@ -72,6 +74,7 @@ export type ViolationKind =
   | 'oversized-message'
   | 'unknown-id'
   | 'duplicate-response'
+  | 'stale-round-response'
   | 'late-response'
   | 'response-without-id'
   | 'notification-response'
@@ -152,7 +155,7 @@ interface CancelledRequest {
 let idCounter = 0;
 
 /** What became of a request id this connection sent (the most recent ones are remembered). */
-type IdState = 'pending' | 'answered' | 'abandoned';
+type IdState = 'pending' | 'answered' | 'asked' | 'abandoned';
 const MAX_REMEMBERED_IDS = 20_000;
 
 export class Session {
@@ -648,6 +651,9 @@ export class Session {
       } else {
         const state = this.ids.get(idKey(id));
         if (state === 'answered') this.violate('duplicate-response', `the server answered request ${shown} a second time`, frame);
+        else if (state === 'asked') {
+          this.violate('stale-round-response', `the server answered request ${shown}, whose answer asked for input, a second time (a retry answered on the id of an earlier round)`, frame);
+        }
         else if (state === 'abandoned') this.violate('late-response', `the server answered request ${shown} after the suite had stopped waiting`, frame);
         else this.violate('unknown-id', `the server sent a response with id ${shown}, which the suite never used on this connection`, frame);
       }
@@ -680,7 +686,8 @@ export class Session {
     const key = idKey(ex.id);
     ex.durationMs = Date.now() - pending.started;
     pending.cleanup();
-    this.remember(key, 'answered');
+    // A round that asked for input: a later answer on its id is a retry answered on the wrong id (basic/patterns/mrtr).
+    this.remember(key, ex.result?.resultType === 'input_required' ? 'asked' : 'answered');
     pending.resolve(ex);
   }
 

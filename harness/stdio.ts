@@ -13,6 +13,9 @@ export interface StdioOptions extends LaunchOptions {
   shutdownGraceMs: number;
 }
 
+/** How long after its exit a process's stdout may take to deliver its last bytes. */
+const STDOUT_DRAIN_MS = 500;
+
 export class StdioTransport implements Transport {
   readonly kind = 'stdio' as const;
   process: ServerProcess | undefined;
@@ -37,7 +40,16 @@ export class StdioTransport implements Transport {
     );
     proc.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
     proc.stdout.on('end', () => splitter.end());
-    void proc.exited.then(() => {
+    // Everything the process wrote before it exited is read before the connection counts as
+    // closed (its last answer can trail the exit event); bounded, as a leftover process may
+    // hold stdout open until the sweep that follows the exit ends it.
+    const drained = new Promise<void>((resolve) => {
+      for (const event of ['end', 'close', 'error']) proc.stdout.once(event, () => resolve());
+    });
+    void proc.exited.then(async () => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, STDOUT_DRAIN_MS)))]);
+      clearTimeout(timer);
       const tail = proc.stderrTail(5);
       sink.closed(`server process ${proc.describeExit()}${tail ? `; stderr ends: ${tail}` : ''}`);
     });
