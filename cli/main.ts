@@ -35,6 +35,7 @@ interface Flags {
   startupTimeout: number;
   maxRestarts: number;
   maxPages: number;
+  shutdownTimeout: number;
   maxRounds: number;
   probeTimeout: number;
   notificationTimeout?: number;
@@ -86,6 +87,12 @@ function program(): Command {
     .option('--startup-timeout <ms>', 'how long a launched HTTP server may take to accept connections', positiveInt('--startup-timeout'), DEFAULTS.startupTimeoutMs)
     .option('--max-restarts <n>', 'stdio: restarts allowed after the server exits', positiveInt('--max-restarts'), DEFAULTS.maxRestarts)
     .option('--max-pages <n>', 'longest cursor chain a list walk follows', positiveInt('--max-pages'), DEFAULTS.maxPages)
+    .option(
+      '--shutdown-timeout <ms>',
+      'how long each step of stopping a server waits (stdin closed, then SIGTERM, then SIGKILL)',
+      positiveInt('--shutdown-timeout'),
+      DEFAULTS.shutdownGraceMs,
+    )
     .option('--max-rounds <n>', 'most requests one input_required round trip sends before it is judged non-terminating', positiveInt('--max-rounds'), DEFAULTS.maxRounds)
     .option('--probe-timeout <ms>', 'auto: how long the server/discover era probe waits before falling back to initialize', positiveInt('--probe-timeout'), DEFAULTS.probeTimeoutMs)
     .option(
@@ -244,6 +251,7 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   try {
     const run = await runConformance({
       command: flags.server,
@@ -261,6 +269,7 @@ export async function main(argv: string[]): Promise<number> {
       startupTimeoutMs: flags.startupTimeout,
       maxRestarts: flags.maxRestarts,
       maxPages: flags.maxPages,
+      shutdownGraceMs: flags.shutdownTimeout,
       maxRounds: flags.maxRounds,
       probeTimeoutMs: flags.probeTimeout,
       notificationTimeoutMs: flags.notificationTimeout,
@@ -278,6 +287,7 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
   }
 }
 

@@ -183,7 +183,7 @@ function failed(sessions: Session[], fatal: string): Opening {
 /** The one-line cause when the first request got no answer at all. */
 function noAnswer(t: Target, session: Session, probe: EraProbe): string {
   const cause = probe.cause?.message ?? probe.evidence;
-  return `the server did not answer server/discover (${cause})${wroteInstead(session)}${stderrOf(t, session)}`;
+  return `the server did not answer server/discover (${cause})${wroteInstead(session)}${stderrOf(t, session, cause)}`;
 }
 
 function wroteInstead(session: Session): string {
@@ -191,8 +191,9 @@ function wroteInstead(session: Session): string {
   return garbage ? `; it wrote instead: ${garbage.detail}` : '';
 }
 
-function stderrOf(t: Target, session: Session): string {
+function stderrOf(t: Target, session: Session, said = ''): string {
   const tail = t.stderrTail(session, 3).trim().split('\n').pop();
-  return tail ? `; stderr: ${tail}` : '';
+  // A connection closed by the process's exit already quotes its stderr.
+  return tail && !said.includes(tail) ? `; stderr: ${tail}` : '';
 }
 

@@ -7,10 +7,11 @@ import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
-import { AbortedError, ConnectionClosedError, HarnessError, RequestTimeoutError, TransportError } from '../harness/errors.js';
+import { AbortedError, ConnectionClosedError, formatSeconds, HarnessError, RequestTimeoutError, TransportError } from '../harness/errors.js';
 import { packageRoot } from '../harness/paths.js';
 import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
+import { withAbortScope } from '../harness/scope.js';
 import type { Exchange, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
@@ -118,7 +119,12 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const started = Date.now();
   const clock = () => Date.now() - started;
   const redactor = new Redactor();
-  for (const v of Object.values(o.headers ?? {})) redactor.add(v);
+  for (const v of Object.values(o.headers ?? {})) {
+    redactor.add(v);
+    // "Bearer <token>": the token alone is as secret as the whole value.
+    const credentials = /^[A-Za-z][\w.+-]*\s+(\S+)$/.exec(v.trim());
+    if (credentials) redactor.add(credentials[1]);
+  }
   for (const v of Object.values(o.env ?? {})) redactor.add(v);
   const transport: TransportKind = o.url ? 'http' : 'stdio';
   const result: RunResult = {
@@ -142,6 +148,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   };
   const finish = (): RunResult => {
     result.durationMs = Date.now() - started;
+    // Whatever the server echoed back, no secret reaches a report.
+    redactor.redactDeep(result);
     result.summary = summarize(result.checks);
     const s = result.summary;
     if (!result.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) {
@@ -251,12 +259,20 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       const memo = where === 'primary' ? primaryWalks : freshWalks;
       let w = memo.get(method);
       if (!w) {
-        w = where === 'primary' ? walkOn(primary!, method) : freshSession().then((s) => walkOn(s, method));
+        const started: Promise<ListWalk> = (where === 'primary' ? walkOn(primary!, method) : freshSession().then((s) => walkOn(s, method))).catch(
+          (err: unknown) => {
+            // A walk abandoned by an overrunning check is walked again by the next one that needs it.
+            if (err instanceof AbortedError && memo.get(method) === started) memo.delete(method);
+            throw err;
+          },
+        );
+        w = started;
         memo.set(method, w);
       }
       return w;
     };
     let restarts = 0;
+    let gaveUp: string | undefined;
     let checkSessions: Session[] = [];
     const ctx: SuiteContext = {
       transport,
@@ -268,6 +284,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         maxRounds: o.maxRounds,
         notificationTimeoutMs: o.notificationTimeoutMs ?? o.config?.listChanged?.timeoutMs ?? NOTIFICATION_TIMEOUT_MS,
         arguments: argumentSettings,
+        maxMessageBytes: o.maxMessageBytes,
       },
       config: o.config ?? {},
       signal: stop.signal,
@@ -284,33 +301,54 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       walk,
       allSessions: () => sessions,
       schemaJudged: new Set<string>(),
+      framesJudged: new Set<string>(),
       schemaJudgedExchanges: new WeakSet<Exchange>(),
       protocolSchema: schema,
     };
 
+    /**
+     * stdio: a server that died is restarted for the remaining checks (the
+     * spec says a client SHOULD restart it), up to --max-restarts times.
+     * Returns false when no restart is left.
+     */
+    const ensurePrimary = async (previous: CheckResult | undefined): Promise<boolean> => {
+      if (gaveUp) return false;
+      if (!primary!.closed || transport !== 'stdio') return true;
+      const how = primary!.closed;
+      if (restarts >= o.maxRestarts) {
+        gaveUp = `the server process stopped ${restarts + 1} time(s) and no restart is left (--max-restarts ${o.maxRestarts}); last: ${firstClause(how)}`;
+        return false;
+      }
+      restarts++;
+      if (previous) noteRestart(previous, `the server process stopped during or right after this check (${firstClause(how)}); it was restarted for the remaining checks (restart ${restarts} of at most ${o.maxRestarts})`);
+      primary = await t.connect();
+      sessions.push(primary);
+      primaryWalks.clear();
+      return true;
+    };
+
     const ordered = [...checks.filter((c) => !c.observer), ...checks.filter((c) => c.observer)];
+    let previous: CheckResult | undefined;
     for (const check of ordered) {
-      if (stop.signal.aborted) {
-        result.checks.push(withResults(check, [notRun(`not run: ${reasonOf(stop.signal)}`)], era));
-        continue;
+      // Observers judge what the run saw; they send nothing, so they run even after the run was cut short.
+      if (!check.observer) {
+        if (stop.signal.aborted) {
+          result.checks.push(withResults(check, [notRun(`not run: ${reasonOf(stop.signal)}`)], era));
+          continue;
+        }
+        if (!(await ensurePrimary(previous))) {
+          result.checks.push(withResults(check, [notRun(`not run: ${gaveUp}`)], era));
+          continue;
+        }
       }
       checkSessions = [];
       const results = await runCheck(check, ctx, o.checkTimeoutMs, result.harnessErrors, t);
       for (const s of checkSessions) await t.disconnect(s);
-      result.checks.push(withResults(check, results, era));
-      // stdio: a server that died is restarted for the remaining checks (the spec says SHOULD restart).
-      if (primary.closed && transport === 'stdio' && !stop.signal.aborted) {
-        if (restarts >= o.maxRestarts) {
-          result.aborted = `the server stopped ${restarts + 1} times; giving up after ${o.maxRestarts} restarts`;
-          break;
-        }
-        restarts++;
-        primary = await t.connect();
-        sessions.push(primary);
-        primaryWalks.clear();
-      }
+      previous = withResults(check, results, era);
+      result.checks.push(previous);
     }
     if (stop.signal.aborted && !result.aborted) result.aborted = reasonOf(stop.signal);
+    for (const s of sessions) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);
   } catch (err) {
     result.aborted = err instanceof Error ? err.message : String(err);
   } finally {
@@ -388,6 +426,8 @@ async function runSubject(
   const probe = new Probe(ctx, check, subject, fallbackWire);
   const untaps = ctx.allSessions().map((s) => s.tap((f) => probe.observe(f)));
   let budgetTimer: NodeJS.Timeout | undefined;
+  // Everything the body sends is abandoned when its budget runs out.
+  const budget = new AbortController();
   const done = (r: Omit<SubjectResult, 'durationMs' | 'subject'>): SubjectResult => ({
     subject,
     ...r,
@@ -396,19 +436,21 @@ async function runSubject(
   });
   try {
     await Promise.race([
-      body(probe),
+      withAbortScope(budget.signal, () => body(probe)),
       new Promise<never>((_, reject) => {
-        budgetTimer = setTimeout(
-          () => reject(new VerdictSignal('not-observed', `the check did not finish within its budget of ${budgetMs / 1000} s`)),
-          budgetMs,
-        );
+        budgetTimer = setTimeout(() => {
+          const waiting = [...new Set(ctx.allSessions().flatMap((s) => s.pendingMethods()))];
+          const reason = `the check did not finish within its budget of ${formatSeconds(budgetMs)}${waiting.length ? ` (still waiting for ${waiting.join(', ')})` : ''}`;
+          budget.abort(new Error(reason));
+          reject(new VerdictSignal('not-observed', reason));
+        }, budgetMs);
       }),
     ]);
   } catch (err) {
     if (err instanceof VerdictSignal) return done({ verdict: err.verdict, reason: err.reason, findings: [] });
     if (err instanceof AbortedError) return done({ verdict: 'not-observed', reason: err.message, findings: [] });
     if (err instanceof HarnessError) {
-      probe.expect(false, { expected: expectedFor(err), actual: actualFor(err, target, ctx) });
+      probe.expect(false, { expected: expectedFor(err), actual: actualFor(err, target, ctx), wire: err.frames?.length ? err.frames : undefined });
       return done({ verdict: 'fail', findings: probe.findings });
     }
     const message = err instanceof Error ? err.message : String(err);
@@ -431,10 +473,24 @@ function expectedFor(err: HarnessError): string {
 
 function actualFor(err: HarnessError, target: Target, ctx: SuiteContext): string {
   if (err instanceof ConnectionClosedError || err instanceof TransportError) {
+    // A stdio connection's close reason already carries its own process's stderr tail.
+    if (err instanceof ConnectionClosedError && err.reason.includes('stderr ends:')) return err.message;
     const tail = target.stderrTail(ctx.session(), 5);
     return tail && !err.message.includes(tail) ? `${err.message}; stderr ends: ${tail}` : err.message;
   }
   return err.message;
+}
+
+/** Add a note about a restart to the check during which the server stopped. */
+function noteRestart(check: CheckResult, note: string): void {
+  for (const r of check.results) {
+    r.reason = r.reason ? `${r.reason}; ${note}` : note;
+  }
+}
+
+/** The first clause of a close reason ("server process exited with code 70"). */
+function firstClause(reason: string): string {
+  return reason.split(';')[0]!;
 }
 
 function withResults(check: Check, results: SubjectResult[], era: Era = 'modern'): CheckResult {

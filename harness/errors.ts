@@ -2,8 +2,12 @@
  * Errors the harness raises while talking to a server. Checks and the engine
  * turn them into verdicts; every message says what happened on the wire.
  */
+import type { WireFrame } from '../suites/model.js';
+
 export class HarnessError extends Error {
   override name = 'HarnessError';
+  /** The frames of the request that went unanswered (its wire evidence), when known. */
+  frames?: WireFrame[];
 }
 
 /** The server did not answer a request within the per-request timeout. */

@@ -67,12 +67,14 @@ export class HttpTransport implements Transport {
             ...(info.name !== undefined ? { 'Mcp-Name': encodeHeaderValue(info.name) } : {}),
             ...info.headers,
           };
-    return this.exchange('POST', headers, text, info.signal, false, info.id);
+    // Which POST an answer came on: a request's (by id), or a notification's.
+    const origin = info.id !== undefined ? { requestId: info.id } : { notification: true };
+    return this.exchange('POST', headers, text, info.signal, false, origin);
   }
 
   listen(info: SendInfo): Promise<SendOutcome> {
     const headers = { ...this.opts.headers, Accept: 'text/event-stream', ...this.legacyHeaders(info) };
-    return this.exchange('GET', headers, undefined, info.signal, true);
+    return this.exchange('GET', headers, undefined, info.signal, true, {});
   }
 
   private legacyHeaders(info: SendInfo): Record<string, string> {
@@ -95,8 +97,8 @@ export class HttpTransport implements Transport {
     body: string | undefined,
     signal: AbortSignal | undefined,
     early: boolean,
-    /** The JSON-RPC id of the request this exchange carries (recorded on its frames). */
-    requestId?: string | number,
+    /** Which POST this exchange carries: a request's id (recorded on its frames), or a notification's. */
+    origin: Pick<HttpInfo, 'requestId' | 'notification'>,
   ): Promise<SendOutcome> {
     const sink = this.sink!;
     const lib = this.url.protocol === 'https:' ? https : http;
@@ -118,7 +120,7 @@ export class HttpTransport implements Transport {
         }
         const contentType = String(res.headers['content-type'] ?? '');
         const declaredSse = contentType.toLowerCase().startsWith('text/event-stream');
-        const httpInfo: HttpInfo = { status, contentType, stream: declaredSse, ...(requestId !== undefined ? { requestId } : {}) };
+        const httpInfo: HttpInfo = { status, contentType, stream: declaredSse, ...origin };
         if (early) {
           resolve({ http: httpInfo });
           // A GET answered without a stream (405: none offered) carries nothing for the session.
@@ -128,6 +130,7 @@ export class HttpTransport implements Transport {
           }
         }
         let delivered = false;
+        let oversized = false;
         let snippet = '';
         res.on('aborted', () => {});
         res.on('error', () => {});
@@ -135,32 +138,52 @@ export class HttpTransport implements Transport {
         // when it streams SSE events under another content type.
         let mode: 'sse' | 'body' | undefined = declaredSse ? 'sse' : undefined;
         let head = '';
-        let pending = 0;
         const decoder = new StringDecoder('utf8');
+        // SSE: characters fed since the last complete event; past `max` the event is dropped up to its end.
+        let since = 0;
+        let discarding = false;
+        let tail = '';
         const parser = createParser({
           onEvent: (event) => {
-            pending = 0;
+            since = 0;
             if (event.data.trim() === '') return;
             delivered = true;
             sink.message(event.data, httpInfo);
           },
         });
+        const feedSse = (text: string) => {
+          if (discarding) {
+            const joined = tail + text;
+            const end = eventBoundary(joined);
+            if (end === -1) {
+              tail = joined.slice(-3);
+              return;
+            }
+            discarding = false;
+            tail = '';
+            text = joined.slice(end);
+          }
+          since += text.length;
+          parser.feed(text);
+          if (since > max) {
+            oversized = true;
+            sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes) and was dropped`, text.slice(0, 256));
+            parser.reset({ consume: false });
+            discarding = true;
+            since = 0;
+          }
+        };
         const parts: Buffer[] = [];
         let size = 0;
         const feed = (chunk: Buffer) => {
-          if (mode === 'sse') {
-            pending += chunk.length;
-            if (pending > max) {
-              sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes)`);
-              req.destroy();
-              return;
-            }
-            parser.feed(decoder.write(chunk));
-            return;
-          }
+          if (mode === 'sse') return feedSse(decoder.write(chunk));
+          if (oversized) return;
           size += chunk.length;
           if (size > max) {
-            sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes)`);
+            oversized = true;
+            const excerpt = Buffer.concat([...parts, chunk].slice(0, 2)).subarray(0, 256).toString('utf8');
+            sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes) and was dropped`, excerpt);
+            parts.length = 0;
             req.destroy();
             return;
           }
@@ -185,14 +208,18 @@ export class HttpTransport implements Transport {
           if (mode === 'sse') return;
           const body = Buffer.concat(parts).toString('utf8');
           if (body.trim() === '') return;
-          if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
+          // An HTTP error answer (401, 404, ...) may carry any body; only a JSON-RPC one is a message.
+          const ok = status >= 200 && status < 300;
+          if ((/json/i.test(contentType) || /^\s*[{[]/.test(body)) && (ok || /"jsonrpc"\s*:/.test(body))) {
             delivered = true;
             sink.message(body, httpInfo);
           } else {
             snippet = body.slice(0, 200);
           }
         });
-        res.on('close', () => resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }) }));
+        res.on('close', () =>
+          resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }), ...(oversized ? { oversized } : {}) }),
+        );
       });
       req.end(body);
     });
@@ -241,4 +268,10 @@ function describeNetError(err: NodeJS.ErrnoException, url: string): string {
     default:
       return `HTTP request to ${url} failed: ${err.message}`;
   }
+}
+
+/** Index just past the first SSE event boundary (a blank line) in `text`, or -1. */
+function eventBoundary(text: string): number {
+  const m = /\r\n\r\n|\n\n|\r\r|\r\n\n|\n\r\n/.exec(text);
+  return m ? m.index + m[0].length : -1;
 }

@@ -4,6 +4,8 @@
  * its bytes are dropped up to the next newline, so a server cannot grow the
  * suite's memory by never ending a line.
  */
+const HEAD_BYTES = 256;
+
 export class LineSplitter {
   private parts: Buffer[] = [];
   private size = 0;
@@ -15,6 +17,11 @@ export class LineSplitter {
     private readonly onOversized: (head: string, bytesSoFar: number) => void,
   ) {}
 
+  /** Bytes of the current, unfinished line held in memory (never more than `maxBytes`). */
+  get buffered(): number {
+    return this.size;
+  }
+
   push(chunk: Buffer): void {
     let start = 0;
     while (start < chunk.length) {
@@ -24,8 +31,7 @@ export class LineSplitter {
       if (this.discarding) {
         // Skip bytes until the end of the oversized line.
       } else if (this.size + piece.length > this.maxBytes) {
-        const head = Buffer.concat([...this.parts, piece]).subarray(0, 200).toString('utf8');
-        this.onOversized(head, this.size + piece.length);
+        this.onOversized(this.head(piece), this.size + piece.length);
         this.parts = [];
         this.size = 0;
         this.discarding = true;
@@ -43,6 +49,19 @@ export class LineSplitter {
   /** Emit what is buffered as a final line (end of stream). */
   end(): void {
     if (!this.discarding && this.size > 0) this.flush();
+  }
+
+  /** The first bytes of the oversized line, without copying the whole buffer. */
+  private head(piece: Buffer): string {
+    const bits: Buffer[] = [];
+    let n = 0;
+    for (const b of [...this.parts, piece]) {
+      if (n >= HEAD_BYTES) break;
+      const take = b.subarray(0, HEAD_BYTES - n);
+      bits.push(take);
+      n += take.length;
+    }
+    return Buffer.concat(bits).toString('utf8');
   }
 
   private flush(): void {

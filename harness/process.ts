@@ -1,9 +1,14 @@
 /**
  * Server processes: launch a command in its own process group, keep a bounded
  * tail of its stderr, and stop it the way the stdio transport page says
- * (close stdin, wait, SIGTERM, SIGKILL), taking its whole process group with it.
+ * (close stdin, wait, SIGTERM, SIGKILL), taking everything it started with it:
+ * its process group, its process tree, and (on Linux) every process that
+ * still carries the launch's environment tag, so a grandchild that moved to
+ * a session of its own does not survive either.
  */
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { execa, parseCommandString } from 'execa';
 import type { Redactor } from './redact.js';
@@ -11,6 +16,14 @@ import type { Redactor } from './redact.js';
 export interface ExitInfo {
   code: number | null;
   signal: string | null;
+}
+
+/** How a stop ended: which step made the process exit, and the grace period of each step. */
+export interface StopOutcome {
+  /** `itself`: it had exited before the stop; `stdin`: closing stdin sufficed; then SIGTERM, then SIGKILL. */
+  step: 'itself' | 'stdin' | 'SIGTERM' | 'SIGKILL';
+  graceMs: number;
+  exit?: ExitInfo;
 }
 
 export interface LaunchOptions {
@@ -24,6 +37,16 @@ export interface LaunchOptions {
 /** Every process group this run started, so an interrupt can end them all. */
 const live = new Set<ServerProcess>();
 
+/**
+ * The environment variable every launched server (and, by inheritance,
+ * everything it starts) carries, with a value unique to the launch.
+ */
+export const TAG_VARIABLE = 'MCP_CONFORMANCE_SERVER';
+const RUN_TAG = `${process.pid}-${randomBytes(4).toString('hex')}`;
+let launches = 0;
+/** Every tag this process handed out: swept on stop, on exit of a leader, and on interrupt. */
+const tags = new Set<string>();
+
 export class ServerProcess {
   readonly pid: number;
   readonly stdin: Writable;
@@ -34,6 +57,8 @@ export class ServerProcess {
 
   private constructor(
     readonly command: string,
+    /** The value of `MCP_CONFORMANCE_SERVER` this launch and its descendants carry. */
+    readonly tag: string,
     private readonly child: ReturnType<typeof execa>,
     private readonly redactor: Redactor,
     private readonly stderrLimit: number,
@@ -60,6 +85,8 @@ export class ServerProcess {
   static async launch(command: string, opts: LaunchOptions): Promise<ServerProcess> {
     const [file, ...args] = parseCommandString(command);
     if (!file) throw new Error('the --server command is empty');
+    const tag = `${RUN_TAG}-${++launches}`;
+    tags.add(tag);
     const child = execa(file, args, {
       stdin: 'pipe',
       stdout: 'pipe',
@@ -69,7 +96,7 @@ export class ServerProcess {
       // Its own process group, so stopping it stops everything it spawned.
       detached: true,
       cleanup: true,
-      env: opts.env,
+      env: { ...opts.env, [TAG_VARIABLE]: tag },
       extendEnv: true,
       cwd: opts.cwd,
       stripFinalNewline: false,
@@ -89,11 +116,12 @@ export class ServerProcess {
       if (e.code === 'EACCES') throw new Error(`cannot start server: permission denied: ${file}`);
       throw new Error(`cannot start server: ${e.message}`);
     }
-    const proc = new ServerProcess(command, child, opts.redactor, opts.stderrLimit ?? 64 * 1024);
+    const proc = new ServerProcess(command, tag, child, opts.redactor, opts.stderrLimit ?? 64 * 1024);
     live.add(proc);
     void proc.exited.then(() => {
-      // The leader is gone; anything it left in its group is ended too.
+      // The leader is gone; anything it left behind is ended too.
       signalGroup(proc.pid, 'SIGKILL');
+      killPids(taggedProcesses(new Set([tag])), 'SIGKILL');
       live.delete(proc);
     });
     return proc;
@@ -109,7 +137,8 @@ export class ServerProcess {
 
   /** The last `lines` lines of stderr, secrets redacted. */
   stderrTail(lines = 20): string {
-    const text = this.redactor.redact(this.stderrBuf.slice(-this.stderrLimit));
+    const clipped = this.stderrBuf.length > this.stderrLimit;
+    const text = this.redactor.redact(this.stderrBuf.slice(-this.stderrLimit), clipped ? { clipped: 'start' } : {});
     return text.split('\n').slice(-lines - 1).join('\n').trimEnd();
   }
 
@@ -120,30 +149,50 @@ export class ServerProcess {
     return e.signal ? `killed by ${e.signal}` : `exited with code ${e.code}`;
   }
 
-  /** Close stdin, wait; then SIGTERM the group, wait; then SIGKILL the group. */
-  async stop(graceMs = 2000): Promise<void> {
+  /**
+   * Close stdin, wait; then SIGTERM the group and the tree, wait; then
+   * SIGKILL the group, the tree and every process carrying the launch's tag.
+   */
+  async stop(graceMs = 2000): Promise<StopOutcome> {
+    // The tree is read while the leader lives: once it is gone its children are re-parented.
+    const tree = descendantsOf(this.pid);
+    let step: StopOutcome['step'] = 'itself';
     if (this.running) {
+      step = 'stdin';
       this.stdin.end();
       if (!(await this.waitExit(graceMs))) {
+        step = 'SIGTERM';
+        tree.push(...descendantsOf(this.pid));
         signalGroup(this.pid, 'SIGTERM');
+        killPids(tree, 'SIGTERM');
         if (!(await this.waitExit(graceMs))) {
+          step = 'SIGKILL';
           signalGroup(this.pid, 'SIGKILL');
           await this.waitExit(graceMs);
         }
       }
     }
-    signalGroup(this.pid, 'SIGKILL');
-    live.delete(this);
+    this.reap(tree);
+    return { step, graceMs, ...(this.exitInfo ? { exit: this.exitInfo } : {}) };
   }
 
   /** Stop by signal only (for servers that do not read stdin, e.g. HTTP servers). */
   async terminate(graceMs = 2000): Promise<void> {
+    const tree = descendantsOf(this.pid);
     if (this.running) {
       signalGroup(this.pid, 'SIGTERM');
+      killPids(tree, 'SIGTERM');
       if (!(await this.waitExit(graceMs))) signalGroup(this.pid, 'SIGKILL');
       await this.waitExit(graceMs);
     }
+    this.reap(tree);
+  }
+
+  /** SIGKILL whatever is left: the group, the known tree, everything with the tag. */
+  private reap(tree: number[]): void {
     signalGroup(this.pid, 'SIGKILL');
+    killPids(tree, 'SIGKILL');
+    killPids(taggedProcesses(new Set([this.tag])), 'SIGKILL');
     live.delete(this);
   }
 
@@ -167,10 +216,90 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Synchronously SIGKILL every process group still alive (interrupt / fatal error path). */
+function killPids(pids: number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    if (pid === process.pid) continue;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+/** Every pid in /proc (Linux); empty where there is no /proc. */
+function procPids(): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Descendants of `root` (children, grandchildren, ...), read from /proc; empty where there is none. */
+export function descendantsOf(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const pid of procPids()) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid);
+    if (list) list.push(pid);
+    else children.set(ppid, [pid]);
+  }
+  const out: number[] = [];
+  const stack = [root];
+  while (stack.length) {
+    for (const c of children.get(stack.pop()!) ?? []) {
+      if (out.includes(c)) continue;
+      out.push(c);
+      stack.push(c);
+    }
+  }
+  return out;
+}
+
+/** Processes whose environment carries one of `wanted` as the launch tag (Linux /proc). */
+export function taggedProcesses(wanted: Set<string>): number[] {
+  if (wanted.size === 0) return [];
+  const needles = [...wanted].map((t) => Buffer.from(`${TAG_VARIABLE}=${t}\0`));
+  const out: number[] = [];
+  for (const pid of procPids()) {
+    if (pid === process.pid) continue;
+    let env: Buffer;
+    try {
+      env = readFileSync(`/proc/${pid}/environ`);
+    } catch {
+      continue;
+    }
+    for (const needle of needles) {
+      const at = env.indexOf(needle);
+      // A whole entry: at the start of the block or right after a NUL.
+      if (at === 0 || (at > 0 && env[at - 1] === 0)) {
+        out.push(pid);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Synchronously SIGKILL every process this run started that is still alive
+ * (interrupt / fatal error path): every live group, and every process that
+ * carries one of the run's launch tags.
+ */
 export function killAllServers(): void {
   for (const p of live) signalGroup(p.pid, 'SIGKILL');
   live.clear();
+  killPids(taggedProcesses(tags), 'SIGKILL');
 }
 
 /** Stop every live server gracefully, then forcibly. */

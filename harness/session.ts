@@ -9,8 +9,10 @@
 import { modernProfile, type Era, type EraProfile } from './era.js';
 import { AbortedError, ConnectionClosedError, RequestTimeoutError, TransportError } from './errors.js';
 import { findHeaderAnnotations, mirrorHeaders, type HeaderAnnotation, type MetaOptions } from './protocol.js';
+import type { StopOutcome } from './process.js';
 import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
+import { currentAbortScope } from './scope.js';
 import { Subscription, SUBSCRIPTION_NOTIFICATIONS, subscriptionIdOf, type Attribution } from './subscription.js';
 import type { HttpInfo, Transport } from './transport.js';
 import type { TransportKind, WireFrame } from '../suites/model.js';
@@ -44,23 +46,53 @@ export interface Exchange {
   schemaErrors: string[];
   /** The response carried the request's id with a different JSON type (e.g. "1" for 1). */
   idTypeMismatch?: boolean;
+  /** Set when the response could not be validated at all (e.g. nested too deeply): why. */
+  schemaUnvalidated?: string;
   durationMs: number;
 }
 
-/** Something on the wire that broke a rule no single request owns. */
+/**
+ * Something on the wire that broke a rule no single request owns, or that no
+ * request can own. Kinds:
+ * - not-json / not-jsonrpc / batch: a line, body or SSE event that is not one JSON-RPC message;
+ * - oversized-message: longer than the maximum message size (dropped unread);
+ * - unknown-id: a response with an id this connection never sent;
+ * - duplicate-response: a second response to an answered request;
+ * - stale-round-response: a second response on the id of a request answered with input_required
+ *   (a retry answered on the earlier round's id: the multi round-trip rules judge it);
+ * - late-response: a response to a request the suite had given up on (timeout, abort); not a fault;
+ * - response-without-id: a response with no (or a null) id that no request can own;
+ * - notification-response: on HTTP, a JSON-RPC response in the answer to a notification's POST;
+ * - server-request: a JSON-RPC request from the server;
+ * - schema-invalid: a notification that fails the protocol schema;
+ * - unvalidated: a message too deeply nested to validate.
+ */
+export type ViolationKind =
+  | 'not-json'
+  | 'not-jsonrpc'
+  | 'batch'
+  | 'oversized-message'
+  | 'unknown-id'
+  | 'duplicate-response'
+  | 'stale-round-response'
+  | 'late-response'
+  | 'response-without-id'
+  | 'notification-response'
+  | 'server-request'
+  | 'schema-invalid'
+  | 'unvalidated';
+
 export interface Violation {
-  kind:
-    | 'not-json'
-    | 'not-jsonrpc'
-    | 'batch'
-    | 'oversized-message'
-    | 'unknown-id'
-    | 'duplicate-response'
-    | 'server-request'
-    | 'schema-invalid';
+  kind: ViolationKind;
   detail: string;
+  /** The offending frame (its text cut to a short excerpt). */
   frame?: WireFrame;
 }
+
+/** Most violations of one kind kept per connection (all are counted), so a flood of one kind hides no other. */
+export const MAX_VIOLATIONS = 200;
+/** Characters of frame text a violation keeps as evidence. */
+const VIOLATION_FRAME_CHARS = 2048;
 
 export interface RequestOptions {
   /** `_meta` variations for adversarial probes. */
@@ -89,6 +121,8 @@ export interface SessionOptions {
   maxLogTextBytes?: number;
   /** Most frames kept in the log. */
   maxLogFrames?: number;
+  /** Most characters of frame text kept in the log, all frames together. */
+  maxLogChars?: number;
   /** Aborted when the run is interrupted or passes its deadline. */
   runSignal?: AbortSignal;
   /** The era's rules for this connection (default: modern, from `revision` and `schema`). */
@@ -120,17 +154,30 @@ interface CancelledRequest {
 
 let idCounter = 0;
 
+/** What became of a request id this connection sent (the most recent ones are remembered). */
+type IdState = 'pending' | 'answered' | 'asked' | 'abandoned';
+const MAX_REMEMBERED_IDS = 20_000;
+
 export class Session {
   readonly kind: TransportKind;
   private readonly pending = new Map<string, Pending>();
-  private readonly answered = new Set<string>();
+  private readonly ids = new Map<string, IdState>();
   private readonly listeners = new Set<Listener>();
+  private readonly violationListeners = new Set<(v: Violation) => void>();
   private readonly taps = new Set<(frame: WireFrame) => void>();
   private readonly log: WireFrame[] = [];
+  private logChars = 0;
   private readonly headerAnnotations = new Map<string, HeaderAnnotation[]>();
+  /** The first violations of this connection (at most MAX_VIOLATIONS of each kind). */
   readonly violations: Violation[] = [];
-  /** Exchanges whose response failed schema validation (for the wire-wide check). */
+  /** How many violations of each kind this connection saw, kept or not. */
+  readonly violationCounts: Partial<Record<ViolationKind, number>> = {};
+  /** Exchanges whose response failed schema validation (for the wire-wide check; at most MAX_VIOLATIONS). */
   readonly invalidExchanges: Exchange[] = [];
+  /** Messages received on this connection, by kind. */
+  readonly received = { responses: 0, notifications: 0, other: 0 };
+  /** Problems of the suite itself while handling this connection's input (reported as harness errors). */
+  readonly internalErrors: string[] = [];
   /** Every `resultType` seen in a result, per method: how often, and the first frame that carried it. */
   readonly resultTypes = new Map<string, { resultType: unknown; method: string; count: number; frame: WireFrame }>();
   private seq = 0;
@@ -184,10 +231,18 @@ export class Session {
     return this.opts.requestTimeoutMs;
   }
 
+  /** stdio: how the server process ended when this connection was closed (after `close()`). */
+  get shutdown(): StopOutcome | undefined {
+    return this.transport.shutdown;
+  }
+
   async start(): Promise<void> {
     await this.transport.start({
       message: (text, http) => this.onInbound(text, http),
-      violation: (kind, detail) => this.violate(kind as Violation['kind'], detail),
+      violation: (kind, detail, excerpt) => {
+        const frame = excerpt === undefined ? undefined : { ...this.record('in', this.opts.redactor.redact(excerpt, { clipped: 'end' })), truncated: true };
+        this.violate(kind as ViolationKind, detail, frame);
+      },
       closed: (reason) => this.onClosed(reason),
     });
   }
@@ -334,11 +389,19 @@ export class Session {
     return new Promise<Exchange>((resolve, reject) => {
       const timeoutMs = opts.timeoutMs ?? this.opts.requestTimeoutMs;
       const http = new AbortController();
+      const scope = currentAbortScope();
+      // Only a request that went out can be cancelled.
+      let sent = false;
       const onAbort = () => {
         http.abort();
-        settle(() => reject(new AbortedError(`${method} was abandoned: ${abortReason(opts.signal, this.opts.runSignal)}`)));
+        settle(() => {
+          const err = new AbortedError(`${method} was abandoned: ${abortReason(opts.signal, scope, this.opts.runSignal)}`);
+          err.frames = exchange.frames;
+          reject(err);
+          if (sent) this.notifyAbandoned(id, 'abandoned by the client');
+        });
       };
-      const signals = [opts.signal, this.opts.runSignal].filter((s): s is AbortSignal => !!s);
+      const signals = [opts.signal, scope, this.opts.runSignal].filter((s): s is AbortSignal => !!s);
       const pending: Pending = {
         exchange,
         started: Date.now(),
@@ -358,24 +421,32 @@ export class Session {
         if (!this.pending.has(key) || this.pending.get(key) !== pending) return;
         exchange.durationMs = Date.now() - pending.started;
         pending.cleanup();
+        this.remember(key, 'abandoned');
         fn();
       };
       if (Number.isFinite(timeoutMs)) {
         pending.timer = setTimeout(() => {
           http.abort();
-          settle(() => reject(new RequestTimeoutError(method, timeoutMs)));
+          settle(() => {
+            const err = new RequestTimeoutError(method, timeoutMs);
+            err.frames = exchange.frames;
+            reject(err);
+            this.notifyAbandoned(id, `no answer within ${timeoutMs} ms`);
+          });
         }, timeoutMs);
       }
       this.pending.set(key, pending);
+      this.remember(key, 'pending');
       for (const s of signals) {
         if (s.aborted) return onAbort();
         s.addEventListener('abort', onAbort, { once: true });
       }
 
       const text = JSON.stringify(message);
-      const sent = this.record('out', text);
-      exchange.frames.push(sent);
-      onSent?.(sent);
+      const out = this.record('out', text);
+      exchange.frames.push(out);
+      sent = true;
+      onSent?.(out);
       const name = typeof params?.name === 'string' ? params.name : typeof params?.uri === 'string' ? params.uri : undefined;
       const metaVersion = (params?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'];
       const headers = { ...this.paramHeaders(method, params), ...opts.headers };
@@ -392,15 +463,16 @@ export class Session {
         .then((outcome) => {
           // On HTTP the POST is over: a request still waiting got no JSON-RPC response.
           if (outcome.http && this.pending.get(key) === pending) {
-            const snippet = outcome.bodySnippet ? `: ${this.opts.redactor.redact(outcome.bodySnippet)}` : '';
-            settle(() =>
-              reject(
-                new TransportError(
-                  `HTTP ${outcome.http!.status} answer to ${method} carried no JSON-RPC response${snippet}`,
-                  outcome.http!.status,
-                ),
-              ),
-            );
+            const snippet = outcome.bodySnippet ? `: ${this.opts.redactor.redact(outcome.bodySnippet, { clipped: 'end' })}` : '';
+            const why = outcome.oversized ? ` (its body exceeded the maximum message size and was dropped)` : snippet;
+            settle(() => {
+              const err = new TransportError(
+                `HTTP ${outcome.http!.status} answer to ${method} carried no JSON-RPC response${why}`,
+                outcome.http!.status,
+              );
+              err.frames = exchange.frames;
+              reject(err);
+            });
           }
         })
         .catch((err: Error) => settle(() => reject(err instanceof TransportError ? err : new TransportError(err.message))));
@@ -411,6 +483,17 @@ export class Session {
   onMessage(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Register a listener for every violation as it is recorded (kept or not); returns the unsubscribe. */
+  onViolation(listener: (v: Violation) => void): () => void {
+    this.violationListeners.add(listener);
+    return () => this.violationListeners.delete(listener);
+  }
+
+  /** Methods of the requests still waiting for an answer. */
+  pendingMethods(): string[] {
+    return [...this.pending.values()].map((p) => p.exchange.method);
   }
 
   /** Observe every frame in both directions while a check runs; returns the unsubscribe. */
@@ -428,12 +511,13 @@ export class Session {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<{ msg: JsonObject; frame: WireFrame } | undefined> {
+    const signals = [signal, currentAbortScope(), this.opts.runSignal].filter((s): s is AbortSignal => !!s);
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const done = (value: { msg: JsonObject; frame: WireFrame } | undefined) => {
         clearTimeout(timer);
         off();
-        signal?.removeEventListener('abort', onAbort);
+        for (const s of signals) s.removeEventListener('abort', onAbort);
         resolve(value);
       };
       const onAbort = () => done(undefined);
@@ -441,7 +525,10 @@ export class Session {
         if (predicate(msg)) done({ msg, frame });
       });
       timer = setTimeout(() => done(undefined), timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      for (const s of signals) {
+        if (s.aborted) return done(undefined);
+        s.addEventListener('abort', onAbort, { once: true });
+      }
     });
   }
 
@@ -458,61 +545,93 @@ export class Session {
   // ---- inbound ----
 
   private onInbound(rawText: string, http?: HttpInfo): void {
+    // Whatever a server sends, handling it must never throw into the stream that delivered it.
+    try {
+      this.handleInbound(rawText, http);
+    } catch (err) {
+      if (this.internalErrors.length < 20) {
+        this.internalErrors.push(`handling a message from the server failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  private handleInbound(rawText: string, http?: HttpInfo): void {
     const frame = this.record('in', rawText, http);
     let msg: unknown;
     try {
       msg = JSON.parse(rawText);
     } catch {
-      this.violate('not-json', `the server sent a line that is not JSON: ${truncate(frame.text, 200)}`, frame);
+      this.received.other++;
+      this.violate('not-json', `the server sent a ${this.kind === 'stdio' ? 'line' : 'message'} that is not JSON: ${truncate(frame.text, 200)}`, frame);
       return;
     }
     if (Array.isArray(msg)) {
+      this.received.other++;
       this.violate('batch', 'the server sent a JSON array (JSON-RPC batch); MCP messages are single objects', frame);
       return;
     }
     if (typeof msg !== 'object' || msg === null || (msg as JsonObject).jsonrpc !== '2.0') {
+      this.received.other++;
       this.violate('not-jsonrpc', `the server sent JSON that is not a JSON-RPC 2.0 message: ${truncate(frame.text, 200)}`, frame);
       return;
     }
     const obj = msg as JsonObject;
     const isResponse = !('method' in obj) && ('result' in obj || 'error' in obj);
-    if (isResponse) return this.onResponse(obj, frame);
+    if (isResponse) {
+      this.received.responses++;
+      return this.onResponse(obj, frame, http);
+    }
     if ('method' in obj && 'id' in obj) {
+      this.received.other++;
       if (this.profile.answer) {
         this.answerServerRequest(obj, frame);
       } else {
         this.violate(
           'server-request',
-          `the server sent a JSON-RPC request (${String(obj.method)}); servers MUST NOT send requests in this revision`,
+          `the server sent a JSON-RPC request (${truncate(String(obj.method), 100)}, id ${truncate(JSON.stringify(obj.id) ?? 'undefined', 50)}); servers MUST NOT send requests in this revision`,
           frame,
         );
       }
     } else if ('method' in obj) {
-      const { errors, def } = this.profile.schema.validateInbound(obj);
-      if (errors.length) this.violate('schema-invalid', `${String(obj.method)} is not a valid ${def}: ${errors.join('; ')}`, frame);
+      this.received.notifications++;
+      const checked = this.validate(obj);
+      if (checked.unvalidated) this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
+      else if (checked.errors.length) {
+        this.violate('schema-invalid', `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`, frame);
+      }
       this.routeNotification(obj, frame);
     } else {
+      this.received.other++;
       this.violate('not-jsonrpc', `the server sent a JSON-RPC object that is neither request, response nor notification`, frame);
       return;
     }
     for (const l of [...this.listeners]) l(obj, frame);
   }
 
-  private onResponse(obj: JsonObject, frame: WireFrame): void {
+  /** Schema validation that never throws: a message too deep for the validator is reported as unvalidated. */
+  private validate(obj: JsonObject, method?: string): { def: string; errors: string[]; unvalidated?: string } {
+    try {
+      return this.profile.schema.validateInbound(obj, method);
+    } catch (err) {
+      const why = err instanceof RangeError ? 'it is nested too deeply for the validator' : err instanceof Error ? err.message : String(err);
+      return { def: 'message', errors: [], unvalidated: why };
+    }
+  }
+
+  private onResponse(obj: JsonObject, frame: WireFrame, http?: HttpInfo): void {
     const id = obj.id as RequestId | undefined | null;
-    let pending = id === undefined || id === null ? undefined : this.pending.get(idKey(id));
+    const hasId = typeof id === 'string' || typeof id === 'number';
+    let pending = hasId ? this.pending.get(idKey(id)) : undefined;
     let typeMismatch = false;
-    if (!pending && (typeof id === 'string' || typeof id === 'number')) {
+    if (!pending && hasId) {
       // Same value, other JSON type: the request is answered, but the id is wrong.
       pending = this.pending.get(idKey(typeof id === 'string' ? Number(id) : String(id)));
       if (pending && String(pending.exchange.id) !== String(id)) pending = undefined;
       typeMismatch = !!pending;
     }
-    if (!pending) {
-      // An error response without id answers the request it arrived for, on HTTP.
-      if ((id === undefined || id === null) && frame.http && 'error' in obj) {
-        pending = this.pendingForHttpFrame();
-      }
+    if (!pending && !hasId && http?.requestId !== undefined && 'error' in obj) {
+      // On HTTP an error without id answers the request whose POST it came on.
+      pending = this.pending.get(idKey(http.requestId));
     }
     if (!pending && (typeof id === 'string' || typeof id === 'number')) {
       // A response to a request the suite cancelled: evidence for the check that cancelled it.
@@ -524,15 +643,20 @@ export class Session {
       }
     }
     if (!pending) {
-      const key = id === undefined || id === null ? undefined : idKey(id);
-      const dup = key !== undefined && this.answered.has(key);
-      this.violate(
-        dup ? 'duplicate-response' : 'unknown-id',
-        dup
-          ? `the server answered request ${JSON.stringify(id)} a second time`
-          : `the server sent a response with an id the suite never used or is not waiting for: ${JSON.stringify(id)}`,
-        frame,
-      );
+      const shown = truncate(JSON.stringify(id) ?? 'no id', 60);
+      if (http?.notification) {
+        this.violate('notification-response', `the server answered a notification's POST with a JSON-RPC response (id ${shown})`, frame);
+      } else if (!hasId) {
+        this.violate('response-without-id', `the server sent a response with ${id === null ? 'a null id' : 'no id'} that answers no request`, frame);
+      } else {
+        const state = this.ids.get(idKey(id));
+        if (state === 'answered') this.violate('duplicate-response', `the server answered request ${shown} a second time`, frame);
+        else if (state === 'asked') {
+          this.violate('stale-round-response', `the server answered request ${shown}, whose answer asked for input, a second time (a retry answered on the id of an earlier round)`, frame);
+        }
+        else if (state === 'abandoned') this.violate('late-response', `the server answered request ${shown} after the suite had stopped waiting`, frame);
+        else this.violate('unknown-id', `the server sent a response with id ${shown}, which the suite never used on this connection`, frame);
+      }
       return;
     }
     const ex = pending.exchange;
@@ -549,18 +673,35 @@ export class Session {
       if (seen) seen.count++;
       else if (this.resultTypes.size < 1000) this.resultTypes.set(tally, { resultType: rt, method: ex.method, count: 1, frame });
     }
-    const { def, errors } = this.profile.schema.validateInbound(obj, ex.method);
-    ex.schemaDef = def;
-    ex.schemaErrors = errors;
-    if (errors.length) this.invalidExchanges.push(ex);
+    const checked = this.validate(obj, ex.method);
+    ex.schemaDef = checked.def;
+    ex.schemaErrors = checked.errors;
+    if (checked.unvalidated) {
+      ex.schemaUnvalidated = checked.unvalidated;
+      this.violate('unvalidated', `the response to ${ex.method} could not be validated: ${checked.unvalidated}`, frame);
+    }
+    if (checked.errors.length && this.invalidExchanges.length < MAX_VIOLATIONS) this.invalidExchanges.push(ex);
     if (ex.method === 'tools/list' && ex.result) this.learnTools(ex.result);
     if (ex.method === 'subscriptions/listen') this.subscriptionFor(ex.id)?.deliver(obj, frame, 'response');
     const key = idKey(ex.id);
-    this.answered.add(key);
-    if (this.answered.size > 10_000) this.answered.clear();
     ex.durationMs = Date.now() - pending.started;
     pending.cleanup();
+    // A round that asked for input: a later answer on its id is a retry answered on the wrong id (basic/patterns/mrtr).
+    this.remember(key, ex.result?.resultType === 'input_required' ? 'asked' : 'answered');
     pending.resolve(ex);
+  }
+
+  /** Remember what became of an id (bounded: the oldest are forgotten first). */
+  private remember(key: string, state: IdState): void {
+    this.ids.delete(key);
+    this.ids.set(key, state);
+    if (this.ids.size > MAX_REMEMBERED_IDS) this.ids.delete(this.ids.keys().next().value!);
+  }
+
+  /** stdio: tell the server the suite no longer waits for a request it gave up on (basic/patterns/cancellation "Timeouts"). */
+  private notifyAbandoned(id: RequestId, reason: string): void {
+    if (this.kind !== 'stdio' || this.closedReason) return;
+    void this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => {});
   }
 
   /**
@@ -569,8 +710,11 @@ export class Session {
    * on the same connection (HTTP: as its own POST).
    */
   private answerServerRequest(obj: JsonObject, frame: WireFrame): void {
-    const { errors, def } = this.profile.schema.validateInbound(obj);
-    if (errors.length) this.violate('schema-invalid', `${String(obj.method)} is not a valid ${def}: ${errors.join('; ')}`, frame);
+    const checked = this.validate(obj);
+    if (checked.unvalidated) this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
+    else if (checked.errors.length) {
+      this.violate('schema-invalid', `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`, frame);
+    }
     const params = typeof obj.params === 'object' && obj.params !== null ? (obj.params as JsonObject) : undefined;
     const answer = this.profile.answer!(String(obj.method), params);
     const text = JSON.stringify({ jsonrpc: '2.0', id: obj.id, ...answer });
@@ -579,11 +723,6 @@ export class Session {
     this.transport
       .send(text, { protocolVersion: this.profile.headerVersion, era: this.profile.era })
       .catch(() => undefined);
-  }
-
-  /** On HTTP only one request can own an id-less error; pick it only when unambiguous. */
-  private pendingForHttpFrame(): Pending | undefined {
-    return this.pending.size === 1 ? [...this.pending.values()][0] : undefined;
   }
 
   /** The subscription opened by the listen request with this id (exact JSON type). */
@@ -629,12 +768,24 @@ export class Session {
     for (const p of [...this.pending.values()]) {
       p.cleanup();
       p.exchange.durationMs = Date.now() - p.started;
-      p.reject(new ConnectionClosedError(p.exchange.method, reason));
+      this.remember(idKey(p.exchange.id), 'abandoned');
+      const err = new ConnectionClosedError(p.exchange.method, reason);
+      err.frames = p.exchange.frames;
+      p.reject(err);
     }
   }
 
-  private violate(kind: Violation['kind'], detail: string, frame?: WireFrame): void {
-    if (this.violations.length < 1000) this.violations.push({ kind, detail: this.opts.redactor.redact(detail), frame });
+  private violate(kind: ViolationKind, detail: string, frame?: WireFrame): void {
+    const count = (this.violationCounts[kind] ?? 0) + 1;
+    this.violationCounts[kind] = count;
+    const v: Violation = { kind, detail: this.opts.redactor.redact(detail), ...(frame ? { frame: excerpt(frame) } : {}) };
+    if (count <= MAX_VIOLATIONS) this.violations.push(v);
+    for (const l of [...this.violationListeners]) l(v);
+  }
+
+  /** How many violations of these kinds this connection saw (kept or not). */
+  countOf(...kinds: ViolationKind[]): number {
+    return kinds.reduce((n, k) => n + (this.violationCounts[k] ?? 0), 0);
   }
 
   /** Remember the x-mcp-header annotations of listed tools, to mirror them on tools/call. */
@@ -676,8 +827,15 @@ export class Session {
         : {}),
     };
     this.log.push(frame);
+    this.logChars += frame.text.length;
     const limit = this.opts.maxLogFrames ?? 2000;
-    if (this.log.length > limit) this.log.splice(0, this.log.length - limit);
+    const chars = this.opts.maxLogChars ?? 8 * 1024 * 1024;
+    let drop = 0;
+    while (this.log.length - drop > 1 && (this.log.length - drop > limit || this.logChars > chars)) {
+      this.logChars -= this.log[drop]!.text.length;
+      drop++;
+    }
+    if (drop) this.log.splice(0, drop);
     for (const t of this.taps) t(frame);
     return frame;
   }
@@ -685,6 +843,12 @@ export class Session {
 
 function idKey(id: RequestId): string {
   return `${typeof id}:${String(id)}`;
+}
+
+/** A copy of a frame with its text cut to a short excerpt (violations keep many frames). */
+function excerpt(frame: WireFrame): WireFrame {
+  if (frame.text.length <= VIOLATION_FRAME_CHARS) return frame;
+  return { ...frame, text: frame.text.slice(0, VIOLATION_FRAME_CHARS), truncated: true };
 }
 
 function truncate(text: string, n: number): string {

@@ -3,7 +3,7 @@
  * line in each direction (basic/transports/stdio).
  */
 import { LineSplitter } from './lines.js';
-import { ServerProcess, type LaunchOptions } from './process.js';
+import { ServerProcess, type LaunchOptions, type StopOutcome } from './process.js';
 import type { SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
 
 export interface StdioOptions extends LaunchOptions {
@@ -13,9 +13,13 @@ export interface StdioOptions extends LaunchOptions {
   shutdownGraceMs: number;
 }
 
+/** How long after its exit a process's stdout may take to deliver its last bytes. */
+const STDOUT_DRAIN_MS = 500;
+
 export class StdioTransport implements Transport {
   readonly kind = 'stdio' as const;
   process: ServerProcess | undefined;
+  shutdown: StopOutcome | undefined;
 
   constructor(private readonly opts: StdioOptions) {}
 
@@ -30,12 +34,22 @@ export class StdioTransport implements Transport {
       (head, bytes) =>
         sink.violation(
           'oversized-message',
-          `a stdout line exceeded the maximum message size (${this.opts.maxMessageBytes} bytes; ${bytes} bytes so far); it begins: ${head}`,
+          `a stdout line exceeded the maximum message size (${this.opts.maxMessageBytes} bytes; ${bytes} bytes so far) and was dropped; it begins: ${this.opts.redactor.redact(head.slice(0, 200), { clipped: 'end' })}`,
+          head,
         ),
     );
     proc.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
     proc.stdout.on('end', () => splitter.end());
-    void proc.exited.then(() => {
+    // Everything the process wrote before it exited is read before the connection counts as
+    // closed (its last answer can trail the exit event); bounded, as a leftover process may
+    // hold stdout open until the sweep that follows the exit ends it.
+    const drained = new Promise<void>((resolve) => {
+      for (const event of ['end', 'close', 'error']) proc.stdout.once(event, () => resolve());
+    });
+    void proc.exited.then(async () => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, STDOUT_DRAIN_MS)))]);
+      clearTimeout(timer);
       const tail = proc.stderrTail(5);
       sink.closed(`server process ${proc.describeExit()}${tail ? `; stderr ends: ${tail}` : ''}`);
     });
@@ -60,6 +74,8 @@ export class StdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    await this.process?.stop(this.opts.shutdownGraceMs);
+    const outcome = await this.process?.stop(this.opts.shutdownGraceMs);
+    // The first close tells how the server ended; a later one finds it gone.
+    this.shutdown ??= outcome;
   }
 }

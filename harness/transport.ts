@@ -1,4 +1,5 @@
 import type { TransportKind } from '../suites/model.js';
+import type { StopOutcome } from './process.js';
 
 /** HTTP facts about a frame received over Streamable HTTP. */
 export interface HttpInfo {
@@ -6,16 +7,21 @@ export interface HttpInfo {
   contentType?: string;
   /** True when the message arrived as an SSE event. */
   stream?: boolean;
-  /** The JSON-RPC id of the request whose POST carried this message (its response stream). */
+  /** The JSON-RPC id of the request whose POST carried this message (its response stream); absent for a notification's POST. */
   requestId?: string | number;
+  /** The message arrived on the answer to a notification's POST. */
+  notification?: boolean;
 }
 
 /** What a transport reports to the session above it. */
 export interface TransportSink {
   /** One candidate message (a line on stdio, a body or an SSE event on HTTP). */
   message(text: string, http?: HttpInfo): void;
-  /** Something on the wire broke a transport rule (oversized line, bad framing). */
-  violation(kind: string, detail: string): void;
+  /**
+   * Something on the wire broke a transport rule (oversized line, bad framing);
+   * `excerpt` is the start of the offending bytes, kept as its evidence.
+   */
+  violation(kind: string, detail: string, excerpt?: string): void;
   /** The connection is gone and will deliver nothing more. */
   closed(reason: string): void;
 }
@@ -44,6 +50,8 @@ export interface SendOutcome {
   http?: HttpInfo;
   /** Start of a response body that held no JSON-RPC message (for error text). */
   bodySnippet?: string;
+  /** The body (or an SSE event) was larger than the maximum message size and was dropped. */
+  oversized?: boolean;
 }
 
 export interface Transport {
@@ -69,4 +77,6 @@ export interface Transport {
   endInput?(): void;
   /** Close the connection and release every resource; never throws. */
   close(): Promise<void>;
+  /** stdio: how the server process ended when the connection was closed. */
+  readonly shutdown?: StopOutcome;
 }

@@ -14,20 +14,40 @@ export interface ExampleOptions {
 
 export type Example = { ok: true; value: unknown } | { ok: false; problem: string };
 
+/**
+ * The largest value the generator builds. A schema from a server may ask for
+ * `minItems: 1e9` or `minLength: 1e12`; such a value is reported, never built.
+ */
+export const GENERATION_LIMITS = { maxStringLength: 65_536, maxItems: 1000, maxValues: 10_000 } as const;
+
+class GenerationLimit extends Error {}
+
+/** Values built by the current `validExample` call. */
+let produced = 0;
+
 /** A value valid against `schema`, or why none could be produced. */
 export function validExample(schema: unknown, opts: ExampleOptions = {}): Example {
   const compiled = checkJsonSchema(schema);
   if (!compiled.ok || !compiled.validate) return { ok: false, problem: `not a usable JSON Schema: ${compiled.errors.join('; ')}` };
-  const value = exampleValue(schema, opts);
+  let value: unknown;
+  produced = 0;
+  try {
+    value = exampleValue(schema, opts);
+  } catch (err) {
+    if (err instanceof GenerationLimit) return { ok: false, problem: `the schema asks for a value beyond the generator's bounds: ${err.message}` };
+    throw err;
+  }
   if (compiled.validate(value)) return { ok: true, value };
   const why = (compiled.validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}`).join('; ');
-  return { ok: false, problem: `the generated value ${JSON.stringify(value)} is not valid: ${why}` };
+  const shown = JSON.stringify(value) ?? String(value);
+  return { ok: false, problem: `the generated value ${shown.length > 300 ? `${shown.slice(0, 300)}…` : shown} is not valid: ${why}` };
 }
 
 type S = Record<string, unknown>;
 
 /** The generated value, unchecked (use `validExample` to have it confirmed). */
 export function exampleValue(schema: unknown, opts: ExampleOptions = {}, root: unknown = schema, depth = 0): unknown {
+  if (++produced > GENERATION_LIMITS.maxValues) throw new GenerationLimit(`more than ${GENERATION_LIMITS.maxValues} values`);
   if (schema === true || schema === undefined) return null;
   if (typeof schema !== 'object' || schema === null || depth > 32) return null;
   const s = schema as S;
@@ -84,6 +104,7 @@ function objectValue(s: S, opts: ExampleOptions, again: (sub: unknown) => unknow
 
 function arrayValue(s: S, again: (sub: unknown) => unknown): unknown[] {
   const min = typeof s.minItems === 'number' ? s.minItems : 0;
+  if (min > GENERATION_LIMITS.maxItems) throw new GenerationLimit(`minItems ${min} (at most ${GENERATION_LIMITS.maxItems} items are built)`);
   const items = s.items as S | undefined;
   // A multi-select enum: distinct choices, as many as asked for (at least one).
   const choices = Array.isArray(items?.enum)
@@ -113,6 +134,9 @@ function stringValue(s: S): string {
   const format = typeof s.format === 'string' ? FORMATS[s.format] : undefined;
   let text = format ?? 'example';
   const min = typeof s.minLength === 'number' ? s.minLength : 0;
+  if (min > GENERATION_LIMITS.maxStringLength) {
+    throw new GenerationLimit(`minLength ${min} (strings of at most ${GENERATION_LIMITS.maxStringLength} characters are built)`);
+  }
   const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;
   if (text.length < min) text = text + 'x'.repeat(min - text.length);
   if (text.length > max) text = text.slice(0, Math.max(0, max));

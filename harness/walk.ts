@@ -66,7 +66,7 @@ export async function walkList(session: Session, method: string, itemsKey: strin
       const outcome = ex.error || !ex.result ? 'error' : sameItems(ex.result[itemsKey], firstItems) ? 'restarted' : 'continued';
       walk.emptyCursor = { issuedBy: walk.pages.length - 1, outcome, exchange: ex };
       if (outcome !== 'continued') {
-        const what = outcome === 'error' ? `an error ${JSON.stringify(ex.error)}` : 'the first page again';
+        const what = outcome === 'error' ? `an error ${jsonOf(ex.error) ?? '(too deeply nested to show)'}` : 'the first page again';
         walk.problem = { kind: 'empty-cursor', detail: `${method} with the empty-string cursor it issued answered with ${what}`, exchange: ex };
         walk.exhausted = true;
         return walk;
@@ -75,7 +75,7 @@ export async function walkList(session: Session, method: string, itemsKey: strin
     walk.pages.push(ex);
     walk.cursors.push(cursor);
     if (ex.error || !ex.result) {
-      walk.problem = { kind: 'error', detail: `${method} answered with an error: ${JSON.stringify(ex.error)}`, exchange: ex };
+      walk.problem = { kind: 'error', detail: `${method} answered with an error: ${jsonOf(ex.error) ?? '(too deeply nested to show)'}`, exchange: ex };
       return walk;
     }
     const items = ex.result[itemsKey];
@@ -83,7 +83,7 @@ export async function walkList(session: Session, method: string, itemsKey: strin
       walk.problem = { kind: 'bad-shape', detail: `${method} result has no "${itemsKey}" array`, exchange: ex };
       return walk;
     }
-    if (firstItems === undefined) firstItems = JSON.stringify(items);
+    if (firstItems === undefined) firstItems = jsonOf(items) ?? '\u0000unserializable';
     for (const item of items) walk.items.push(item as JsonObject);
     const next = ex.result.nextCursor;
     if (next === undefined || next === null) {
@@ -91,7 +91,7 @@ export async function walkList(session: Session, method: string, itemsKey: strin
       return walk;
     }
     if (typeof next !== 'string') {
-      walk.problem = { kind: 'bad-shape', detail: `nextCursor is not a string: ${JSON.stringify(next)}`, exchange: ex };
+      walk.problem = { kind: 'bad-shape', detail: `nextCursor is not a string: ${jsonOf(next) ?? '(too deeply nested to show)'}`, exchange: ex };
       return walk;
     }
     if (seen.has(next)) {
@@ -115,5 +115,14 @@ export async function walkList(session: Session, method: string, itemsKey: strin
 
 /** A non-empty items array equal to the first page's (serialized as received). */
 function sameItems(items: unknown, firstItems: string | undefined): boolean {
-  return Array.isArray(items) && items.length > 0 && JSON.stringify(items) === firstItems;
+  return Array.isArray(items) && items.length > 0 && jsonOf(items) === firstItems;
+}
+
+/** JSON text of a value the server sent, or undefined when it is nested too deeply to serialize. */
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }

@@ -32,6 +32,8 @@ export interface CheckSettings {
   requestTimeoutMs: number;
   /** Longest cursor chain a list walk follows. */
   maxPages: number;
+  /** Largest message accepted from the server, in bytes. */
+  maxMessageBytes: number;
   /** Most requests one multi round-trip drive sends. */
   maxRounds: number;
   /** How long to wait for a change notification after causing a change. */
@@ -73,6 +75,8 @@ export interface SuiteContext {
   allSessions(): Session[];
   /** Methods whose responses a check has judged against the schema in this run. */
   readonly schemaJudged: Set<string>;
+  /** Inbound frames (see `frameKey`) a check has judged as its own finding; the wire-wide observers leave them alone. */
+  readonly framesJudged: Set<string>;
   /** Single exchanges a check has judged against the schema (when the method as a whole is not). */
   readonly schemaJudgedExchanges: WeakSet<Exchange>;
   /** The protocol schema of the run (to validate parts of a message). */
@@ -245,6 +249,11 @@ export function defineCheck(def: CheckDef): Check {
 /** The check's requirement sentence in the wording of the era's revision. */
 export function requirementFor(check: Pick<CheckDef, 'requirement' | 'legacyRequirement'>, era: Era): string {
   return era === 'legacy' && check.legacyRequirement ? check.legacyRequirement : check.requirement;
+}
+
+/** Identifies a frame across copies of it: `connection:seq`. */
+export function frameKey(frame: WireFrame): string {
+  return `${frame.connection}:${frame.seq}`;
 }
 
 /** A short, readable rendering of a JSON value for Expected / Actual lines. */

@@ -9,6 +9,7 @@ import type { FixtureCall } from '../engine/config.js';
 import { completeRequest, isInputRequired, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
 import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { canonical } from './lists.js';
 import { judgeable } from './mrtr.js';
 import { capabilitiesFor } from './targets.js';
 
@@ -170,18 +171,6 @@ export const fixtureContent = defineCheck({
 
 function lastRounds(d: DriveOutcome): Exchange[] | undefined {
   return d.rounds.length ? d.rounds.slice(-2) : undefined;
-}
-
-/** JSON with object keys sorted, for equality regardless of key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (typeof v === 'object' && v !== null) {
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'undefined';
 }
 
 export const fixtureChecks = [fixtureOutcome, fixtureContent];

@@ -108,13 +108,43 @@ export function pageItems(walk: ListWalk, index: number, itemsKey: string): Json
   return Array.isArray(items) ? (items as JsonObject[]) : [];
 }
 
-/** JSON with object keys sorted: equal for equal values, whatever the key order. */
+/**
+ * JSON with object keys sorted: equal for equal values, whatever the key
+ * order. Written without recursion, so a value nested thousands of levels
+ * deep (a hostile schema) cannot overflow the stack.
+ */
 export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as JsonObject).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
+  const out: string[] = [];
+  // Work items: a value to write, or literal text.
+  const stack: Array<{ v: unknown } | string> = [{ v: value }];
+  while (stack.length) {
+    const item = stack.pop()!;
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    const v = item.v;
+    if (typeof v !== 'object' || v === null) {
+      out.push(JSON.stringify(v) ?? 'null');
+      continue;
+    }
+    const parts: Array<{ v: unknown } | string> = [];
+    if (Array.isArray(v)) {
+      parts.push('[');
+      v.forEach((x, i) => parts.push(...(i ? [','] : []), { v: x }));
+      parts.push(']');
+    } else {
+      const obj = v as JsonObject;
+      const keys = Object.keys(obj)
+        .filter((k) => obj[k] !== undefined)
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      parts.push('{');
+      keys.forEach((k, i) => parts.push(`${i ? ',' : ''}${JSON.stringify(k)}:`, { v: obj[k] }));
+      parts.push('}');
+    }
+    for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i]!);
+  }
+  return out.join('');
 }
 
 /**

@@ -28,7 +28,7 @@ import {
 } from '../harness/mrtr.js';
 import type { Exchange, JsonObject } from '../harness/session.js';
 import type { WireFrame } from './model.js';
-import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, describeAnswer, frameKey, show, type Probe, type SuiteContext } from './check.js';
 import { cachingHintProblems } from './rules.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
 
@@ -128,6 +128,8 @@ export function ownerOf(d: DriveOutcome): string | undefined {
 
 /** Is this drive this check's to judge? Otherwise note whose it is. */
 export function judgeable(t: Probe, d: DriveOutcome, label: string): boolean {
+  // An answer on a stale id is mrtr/retry-id's finding, whichever drive met it, not protocol/response-ids'.
+  for (const f of d.staleAnswer?.frames ?? []) if (f.dir === 'in') t.ctx.framesJudged.add(frameKey(f));
   const owner = ownerOf(d);
   if (!owner || owner === t.check.id) return true;
   const left = (t.details['not judged here'] ?? []) as string[];

@@ -148,6 +148,7 @@ export const inputSchemaValid = defineCheck({
       const schema = tool.inputSchema as JsonObject | undefined;
       const result = checkJsonSchema(schema);
       t.note('dialect', result.dialect);
+      if (result.unevaluable) t.notObserved(result.unevaluable);
       if (!t.expect(result.ok, { expected: 'a valid JSON Schema', actual: result.errors.join('; ') })) return;
       t.expect(schema?.type === 'object', { expected: 'type "object" at the root', actual: `type ${show(schema?.type)}` });
     },
@@ -168,6 +169,7 @@ export const outputSchemaValid = defineCheck({
     async run(t, tool) {
       const result = checkJsonSchema(tool.outputSchema);
       t.note('dialect', result.dialect);
+      if (result.unevaluable) t.notObserved(result.unevaluable);
       t.expect(result.ok, { expected: 'a valid JSON Schema', actual: result.errors.join('; ') });
     },
   },

@@ -1,0 +1,404 @@
+/**
+ * Hostile and broken servers never break the suite. For each behaviour of
+ * fixtures/servers/hostile/hostile.js: the run ends on its own, the reports
+ * exist and are valid, the verdict names the behaviour, and no process of
+ * the server is left (a process scan by the marker on its command line).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { runConformance, type RunOptions } from '../engine/run.js';
+import { renderConsole, writeReports } from '../render/index.js';
+import type { CheckResult, RunResult, SubjectResult } from '../suites/model.js';
+import { CLI, freePort, HOSTILE, processesWith, ROOT, tempDir } from './helpers.js';
+
+const SERVER = join(HOSTILE, 'hostile.js');
+
+interface Outcome {
+  result: RunResult;
+  json: RunResult;
+  xml: string;
+  text: string;
+}
+
+/**
+ * Small limits so every behaviour ends quickly; the run deadline bounds whatever is left.
+ * The hostile server is a small conformant core plus one misbehaviour: the areas below
+ * are the ones it answers in full (the wire as a whole, server/discover, tools/list).
+ */
+const FAST: RunOptions = {
+  requestTimeoutMs: 1000,
+  checkTimeoutMs: 8000,
+  runTimeoutMs: 30_000,
+  shutdownGraceMs: 300,
+  checks: ['discover/*', 'tools-list/*', 'transport/*', 'protocol/*'],
+};
+
+/**
+ * Run the suite against one behaviour, write and read back every report, and
+ * prove that no process carrying the run's marker survived.
+ */
+async function hostile(behaviour: string, opts: { http?: boolean; serverArgs?: string[]; run?: RunOptions } = {}): Promise<Outcome> {
+  const marker = `m${randomUUID()}`;
+  const command = ['node', SERVER, '--behaviour', behaviour, '--tag', marker, ...(opts.serverArgs ?? [])];
+  let target: RunOptions;
+  if (opts.http) {
+    const port = await freePort();
+    target = { command: [...command, '--http', String(port)].join(' '), url: `http://127.0.0.1:${port}/mcp` };
+  } else {
+    target = { command: command.join(' ') };
+  }
+  const result = await runConformance({ ...FAST, ...target, ...opts.run });
+  // The run ended on its own (the engine returned, within the deadline or cut by it), and nothing broke inside the suite.
+  expect(result.durationMs).toBeGreaterThan(0);
+  expect(result.harnessErrors).toEqual([]);
+  const dir = tempDir();
+  const junitPath = join(dir, 'junit.xml');
+  const jsonPath = join(dir, 'results.json');
+  await writeReports(result, { junitPath, jsonPath });
+  const xml = readFileSync(junitPath, 'utf8');
+  expect(XMLValidator.validate(xml)).toBe(true);
+  const json = JSON.parse(readFileSync(jsonPath, 'utf8')) as RunResult;
+  expect(json.exitCode).toBe(result.exitCode);
+  const text = renderConsole(result, { color: false });
+  expect(processesWith(marker)).toEqual([]);
+  return { result, json, xml, text };
+}
+
+function check(run: RunResult, id: string): CheckResult {
+  const c = run.checks.find((x) => x.id === id);
+  if (!c) throw new Error(`no result for ${id}`);
+  return c;
+}
+
+function only(run: RunResult, id: string): SubjectResult {
+  return check(run, id).results[0]!;
+}
+
+/** Checks with a fail or warn. */
+function broken(run: RunResult): string[] {
+  return run.checks.filter((c) => c.results.some((r) => r.verdict === 'fail' || r.verdict === 'warn')).map((c) => c.id);
+}
+
+interface JunitCase {
+  name: string;
+  failure: boolean;
+  error: boolean;
+  /** The failure body and system-out, as text. */
+  text: string;
+}
+
+/** The JUnit testcases. */
+function junitCases(xml: string): JunitCase[] {
+  const doc = new XMLParser({ ignoreAttributes: false, isArray: (n) => ['testsuite', 'testcase'].includes(n) }).parse(xml);
+  return (doc.testsuites.testsuite as Array<{ testcase?: Array<Record<string, unknown>> }>)
+    .flatMap((s) => s.testcase ?? [])
+    .map((t) => ({ name: String(t['@_name']), failure: 'failure' in t, error: 'error' in t, text: strings([t.failure, t['system-out']]).join('\n') }));
+}
+
+/** Every string inside a parsed XML fragment. */
+function strings(node: unknown): string[] {
+  if (typeof node === 'string') return [node];
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.values(node).flatMap(strings);
+}
+
+/** The behaviour's verdict shows in the console, the JUnit file and the JSON report alike. */
+function inEveryReport(o: Outcome, id: string, message: RegExp): void {
+  const results = check(o.json, id).results;
+  expect(results.some((r) => r.findings.some((f) => message.test(f.actual)) || message.test(r.reason ?? ''))).toBe(true);
+  expect(o.text).toMatch(message);
+  const verdicts = new Set(results.map((r) => r.verdict));
+  const cases = junitCases(o.xml).filter((t) => t.name.startsWith(`${id} [`));
+  if (verdicts.has('fail')) expect(cases.some((t) => t.failure)).toBe(true);
+  else expect(cases.some((t) => t.text.includes('WARNING: requirement not fully met'))).toBe(true);
+  expect(cases.some((t) => message.test(t.text))).toBe(true);
+}
+
+describe('silence', () => {
+  it('a server that never answers ends the run with exit 2 and "no answer within 1 s to server/discover"', async () => {
+    const o = await hostile('silent');
+    expect(o.result.exitCode).toBe(2);
+    expect(o.result.aborted).toMatch(/no answer within 1 s to server\/discover/);
+    expect(junitCases(o.xml).find((t) => t.name === 'run/aborted')?.error).toBe(true);
+    expect(o.text).toContain('ABORTED: the server did not answer server/discover (no answer within 1 s to server/discover)');
+  });
+
+  it('a server silent on tools/list fails the checks that need it, and the others still run', async () => {
+    const o = await hostile('silent-tools-list');
+    expect(o.result.exitCode).toBe(1);
+    expect(only(o.result, 'tools-list/result-schema').findings[0]!.actual).toBe('no answer within 1 s to tools/list');
+    expect(only(o.result, 'tools-list/name-format')).toMatchObject({ verdict: 'not-observed', reason: expect.stringMatching(/no answer within 1 s to tools\/list/) });
+    expect(only(o.result, 'discover/result').verdict).toBe('pass');
+    expect(only(o.result, 'protocol/no-response-to-notification').verdict).toBe('pass');
+    inEveryReport(o, 'tools-list/result-schema', /no answer within 1 s to tools\/list/);
+  });
+
+  it('a check that overruns its budget is not-observed and says what it waited for; the run deadline cuts the rest', async () => {
+    const o = await hostile('silent-tools-list', { run: { requestTimeoutMs: 60_000, checkTimeoutMs: 1000, runTimeoutMs: 3000 } });
+    expect(o.result.exitCode).toBe(2);
+    expect(only(o.result, 'tools-list/result-schema')).toMatchObject({
+      verdict: 'not-observed',
+      reason: 'the check did not finish within its budget of 1 s (still waiting for tools/list)',
+    });
+    expect(o.result.aborted).toBe('the run deadline of 3 s was reached');
+    const notRun = o.result.checks.flatMap((c) => c.results).filter((r) => r.reason === 'not run: the run deadline of 3 s was reached');
+    expect(notRun.length).toBeGreaterThan(0);
+    // Observers still judge what the run saw.
+    expect(only(o.result, 'transport/stdout-json-rpc-only').verdict).toBe('pass');
+  });
+});
+
+describe('crashes', () => {
+  it('a server that exits at start: exit 2 and the cause in one line', async () => {
+    const o = await hostile('exit-at-start');
+    expect(o.result.exitCode).toBe(2);
+    expect(o.result.aborted).toMatch(/exited with code 3; stderr ends: fatal: cannot open database/);
+    expect(o.result.aborted!.match(/cannot open database/g)).toHaveLength(1);
+  });
+
+  it('a crash on tools/list fails the check in flight with the exit code, the request and stderr, and restarts the server', async () => {
+    const o = await hostile('crash-tools-list', { run: { maxRestarts: 1 } });
+    expect(o.result.exitCode).toBe(1);
+    const first = only(o.result, 'tools-list/result-schema');
+    expect(first.verdict).toBe('fail');
+    expect(first.findings[0]!.actual).toMatch(/connection closed before tools\/list was answered: server process exited with code 70; stderr ends: panic: runtime error/);
+    expect(first.findings[0]!.wire.some((f) => f.dir === 'out' && f.text.includes('"method":"tools/list"'))).toBe(true);
+    expect(first.reason).toMatch(/restarted for the remaining checks \(restart 1 of at most 1\)/);
+    // The restarted server crashed again on the next check; then no restart was left.
+    expect(only(o.result, 'tools-list/deterministic-order').findings[0]!.actual).toMatch(/exited with code 70/);
+    expect(only(o.result, 'tools-list/unique-names').reason).toMatch(/^not run: the server process stopped 2 time\(s\) and no restart is left \(--max-restarts 1\)/);
+    expect(only(o.result, 'protocol/messages-schema-valid').verdict).toBe('pass');
+    inEveryReport(o, 'tools-list/result-schema', /exited with code 70/);
+  });
+});
+
+describe('garbage on the wire is a transport violation, never a crash', () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['banner', 'transport/stdout-json-rpc-only', /a line that is not JSON: Hostile MCP server v1\.0/],
+    ['not-jsonrpc', 'transport/stdout-json-rpc-only', /JSON that is not a JSON-RPC 2\.0 message: \{"status":"ok"/],
+    ['unknown-id', 'protocol/response-ids', /a response with id "hostile-\d+", which the suite never used/],
+    ['duplicate', 'protocol/response-ids', /answered request .* a second time/],
+    ['notification-response', 'protocol/no-response-to-notification', /a response with a null id that answers no request/],
+    ['server-request', 'protocol/no-server-requests', /a JSON-RPC request \(sampling\/createMessage, id "srv-1"\)/],
+  ];
+  for (const [behaviour, id, message] of cases) {
+    it(`${behaviour}: ${id} fails, everything else passes`, async () => {
+      const o = await hostile(behaviour);
+      expect(o.result.exitCode, o.text).toBe(1);
+      expect(broken(o.result)).toEqual([id]);
+      inEveryReport(o, id, message);
+    });
+  }
+
+  it('HTTP: an SSE event that is not JSON fails transport/http-json-rpc-only', async () => {
+    const o = await hostile('banner', { http: true });
+    expect(broken(o.result)).toEqual(['transport/http-json-rpc-only']);
+    inEveryReport(o, 'transport/http-json-rpc-only', /not JSON: \[info\] handled/);
+  });
+});
+
+describe('size and floods', () => {
+  // Moving 50 MB through a pipe takes a while on a busy machine: the answer behind it gets a longer timeout.
+  it('a 50 MB line is dropped unbuffered and reported; the run goes on', async () => {
+    const o = await hostile('huge-line', { run: { requestTimeoutMs: 15_000 } });
+    expect(o.result.exitCode).toBe(0);
+    expect(broken(o.result)).toEqual(['transport/message-size']);
+    expect(only(o.result, 'transport/message-size').verdict).toBe('warn');
+    inEveryReport(o, 'transport/message-size', /a stdout line exceeded the maximum message size \(8388608 bytes/);
+  });
+
+  it('an endless line: reported once, later answers are lost and time out', async () => {
+    const o = await hostile('endless-line', { run: { checks: ['discover/*', 'tools-list/result-schema', 'transport/*'] } });
+    expect(o.result.exitCode).toBe(1);
+    expect(only(o.result, 'transport/message-size').findings).toHaveLength(1);
+    expect(only(o.result, 'tools-list/result-schema').findings[0]!.actual).toBe('no answer within 1 s to tools/list');
+  });
+
+  it('a flood of notifications: every one counted, the log bounded, the answers still come', async () => {
+    const o = await hostile('flood', { run: { requestTimeoutMs: 10_000 } });
+    expect(broken(o.result)).toEqual(['protocol/messages-schema-valid']);
+    expect(only(o.result, 'tools-list/result-schema').verdict).toBe('pass');
+    const first = only(o.result, 'protocol/messages-schema-valid').findings[0]!;
+    expect(first.actual).toMatch(/required property 'level'.*\(([\d,]+) such messages in the run; the first 5 shown\)/);
+    expect(Number(/\(([\d,]+) such/.exec(first.actual)![1]!.replace(/,/g, ''))).toBeGreaterThan(1000);
+  });
+
+  it('HTTP: a flood on an SSE stream and an SSE event that never ends', async () => {
+    const flood = await hostile('flood', { http: true, run: { requestTimeoutMs: 10_000 } });
+    expect(broken(flood.result)).toEqual(['protocol/messages-schema-valid']);
+    expect(only(flood.result, 'tools-list/result-schema').verdict).toBe('pass');
+    const endless = await hostile('endless-line', {
+      http: true,
+      run: { checks: ['tools-list/result-schema', 'transport/message-size'], maxMessageBytes: 1024 * 1024 },
+    });
+    expect(only(endless.result, 'transport/message-size').findings[0]!.actual).toMatch(/an SSE event exceeded the maximum message size \(1048576 bytes\)/);
+    expect(only(endless.result, 'tools-list/result-schema').findings[0]!.actual).toBe('no answer within 1 s to tools/list');
+  });
+});
+
+describe('process hygiene', () => {
+  it('a server that ignores stdin close and SIGTERM is killed with its child and its grandchild in another session', async () => {
+    const o = await hostile('stubborn');
+    expect(o.result.exitCode).toBe(0);
+    expect(broken(o.result)).toEqual(['transport/exits-on-stdin-close']);
+    inEveryReport(o, 'transport/exits-on-stdin-close', /exited neither within 0\.3 s after its stdin was closed nor within 0\.3 s of SIGTERM; it was killed with SIGKILL/);
+  });
+
+  it('HTTP: a launched server that ignores SIGTERM is killed with everything it started', async () => {
+    const o = await hostile('stubborn', { http: true });
+    expect(o.result.exitCode).toBe(0);
+    expect(broken(o.result)).toEqual([]);
+  });
+});
+
+describe('hostile schemas', () => {
+  it('too deep, too large, cyclic or remote: judged within bounds, never fetched, never overflowing', async () => {
+    const o = await hostile('schemas');
+    const byTool = new Map(check(o.result, 'tools-list/input-schema-valid').results.map((r) => [r.subject, r]));
+    expect(byTool.get('tool:deep')).toMatchObject({ verdict: 'not-observed', reason: expect.stringMatching(/nested more than 128 levels deep/) });
+    expect(byTool.get('tool:huge_enum')).toMatchObject({ verdict: 'not-observed', reason: expect.stringMatching(/an enum of 200,000 values/) });
+    expect(byTool.get('tool:cycle')).toMatchObject({ verdict: 'not-observed', reason: expect.stringMatching(/recurses without end/) });
+    expect(byTool.get('tool:remote_ref')!.findings[0]!.actual).toBe(
+      'unresolved $ref "https://schemas.example.invalid/point.json": network URIs are never dereferenced',
+    );
+    // The pattern is valid JSON Schema; matching it is what is bounded (see limits.test.ts).
+    expect(byTool.get('tool:redos')!.verdict).toBe('pass');
+    expect(o.result.harnessErrors).toEqual([]);
+    inEveryReport(o, 'tools-list/input-schema-valid', /network URIs are never dereferenced/);
+  });
+});
+
+describe('hostile strings', () => {
+  it('terminal escapes, fake PASS lines, control characters and markup are escaped in every report', async () => {
+    const o = await hostile('strings');
+    // Console: no escape sequence, carriage return, bell or NUL reaches the terminal.
+    expect(o.text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\x9b\u202e]/);
+    expect(o.text).toContain('\\x1b[32m✓ PASS\\x1b[0m');
+    expect(o.text.split('\n').filter((l) => /^\s*✓ discover\/result\s+fake/.test(l))).toEqual([]);
+    // stderr too, where the console shows it.
+    expect(o.result.stderr).toContain('warning: \x1b[2K');
+    const verbose = renderConsole(o.result, { color: false, verbose: true });
+    expect(verbose).toContain('Server stderr');
+    expect(verbose).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\x9b\u202e]/);
+    // JUnit: valid XML, no injected testcase, no raw control character.
+    expect(junitCases(o.xml).some((t) => t.name === 'fake')).toBe(false);
+    expect(o.xml).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f]/);
+    // JSON: the strings survive exactly, as escapes.
+    const names = check(o.json, 'tools-list/name-format').results.map((r) => r.subject);
+    expect(names.some((n) => n.startsWith('tool:evil\x1b[2K'))).toBe(true);
+    expect(broken(o.result).sort()).toEqual(['protocol/no-response-to-notification', 'tools-list/name-format']);
+  });
+});
+
+describe('secrets', () => {
+  const secret = `sk-live-${randomUUID()}`;
+
+  function noSecret(o: Outcome): void {
+    expect(o.text).not.toContain(secret);
+    expect(o.xml).not.toContain(secret);
+    expect(JSON.stringify(o.json)).not.toContain(secret);
+    expect(JSON.stringify(o.json)).toContain('[REDACTED]');
+  }
+
+  it('an environment value echoed in messages and stderr never reaches a report', async () => {
+    const o = await hostile('secrets', { run: { env: { HOSTILE_SECRET: secret } } });
+    expect(o.result.exitCode).toBe(0);
+    expect(o.result.stderr).toContain('my secret is [REDACTED]');
+    noSecret(o);
+  });
+
+  it('HTTP: a header value echoed in messages never reaches a report', async () => {
+    const o = await hostile('secrets', { http: true, run: { headers: { Authorization: `Bearer ${secret}` } } });
+    expect(broken(o.result)).toEqual(['transport/http-json-rpc-only']);
+    expect(only(o.result, 'transport/http-json-rpc-only').findings[0]!.actual).toContain('not JSON: hello [REDACTED]');
+    expect(JSON.stringify(o.json)).not.toContain(secret.slice(8));
+    noSecret(o);
+  });
+});
+
+/** Resolves once `path` exists, or rejects after `ms`. */
+function fileAppears(path: string, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const dir = join(path, '..');
+    const watcher = watch(dir, () => {
+      if (existsSync(path)) finish();
+    });
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`${path} did not appear within ${ms} ms`));
+    }, ms);
+    const finish = () => {
+      clearTimeout(timer);
+      watcher.close();
+      resolve();
+    };
+    if (existsSync(path)) finish();
+  });
+}
+
+describe('the suite interrupted or failing itself', () => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} mid-run: exit 2, reports written with the cause, no process left`, async () => {
+      const dir = tempDir();
+      const marker = `m${randomUUID()}`;
+      const ready = join(dir, 'ready');
+      const cli = execa(
+        'node',
+        [
+          CLI,
+          '--server',
+          `node ${SERVER} --behaviour silent-tools-list --stubborn --ready-file ${ready} --tag ${marker}`,
+          '--timeout',
+          '30000',
+          '--shutdown-timeout',
+          '300',
+          '--junit',
+          join(dir, 'junit.xml'),
+          '--json',
+          join(dir, 'results.json'),
+        ],
+        { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } },
+      );
+      await fileAppears(ready, 20_000);
+      cli.kill(signal);
+      const r = await cli;
+      expect(r.exitCode).toBe(2);
+      expect(String(r.stderr).trim()).toBe(`mcp-conformance: interrupted by ${signal}`);
+      const run = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as RunResult;
+      expect(run.aborted).toBe(`interrupted by ${signal}`);
+      expect(only(run, 'tools-list/result-schema').reason).toBe(`tools/list was abandoned: interrupted by ${signal}`);
+      expect(only(run, 'tools-list/unique-names').reason).toBe(`not run: interrupted by ${signal}`);
+      const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
+      expect(XMLValidator.validate(xml)).toBe(true);
+      expect(junitCases(xml).find((t) => t.name === 'run/aborted')?.error).toBe(true);
+      expect(processesWith(marker)).toEqual([]);
+    });
+  }
+
+  it('an internal error of the suite: exit 2, one line, no process left', async () => {
+    const dir = tempDir();
+    const marker = `m${randomUUID()}`;
+    const ready = join(dir, 'ready');
+    // A fault injected into the suite's own process once the server is up and has started its children.
+    const fault = join(dir, 'fault.mjs');
+    writeFileSync(
+      fault,
+      `import { existsSync, watch } from 'node:fs';
+const w = watch(${JSON.stringify(dir)}, () => {
+  if (existsSync(${JSON.stringify(ready)})) { w.close(); setImmediate(() => { throw new Error('injected fault'); }); }
+});`,
+    );
+    const r = await execa(
+      'node',
+      ['--import', fault, CLI, '--server', `node ${SERVER} --behaviour silent-tools-list --stubborn --ready-file ${ready} --tag ${marker}`, '--timeout', '30000'],
+      { cwd: ROOT, reject: false, env: { NO_COLOR: '1' }, timeout: 60_000 },
+    );
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr).trim()).toBe('mcp-conformance: internal error: injected fault');
+    expect(processesWith(marker)).toEqual([]);
+  });
+});
