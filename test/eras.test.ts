@@ -8,6 +8,7 @@
  * ended with DELETE), all against the reference server in its three modes.
  */
 import http from 'node:http';
+import { ScriptedTransport } from './scripted.js';
 import { describe, expect, it } from 'vitest';
 import { runConformance, type RunOptions } from '../engine/run.js';
 import { legacyClientProfile, SAMPLING_TEXT } from '../harness/legacy.js';
@@ -15,7 +16,6 @@ import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
 import { Session, type JsonObject } from '../harness/session.js';
 import { Target } from '../harness/target.js';
-import type { SendInfo, Transport, TransportSink } from '../harness/transport.js';
 import type { RunResult, TransportKind } from '../suites/model.js';
 import { renderConsole, renderJUnit } from '../render/index.js';
 import { describeRun, freePort, referenceCommand, runCli, tempDir } from './helpers.js';
@@ -243,26 +243,10 @@ describe('the legacy session', () => {
   }
 });
 
-/** A transport whose server side is a function of each sent message. */
-class ScriptedTransport implements Transport {
-  readonly kind = 'stdio' as const;
-  sink!: TransportSink;
-  sent: string[] = [];
-  constructor(private readonly answer: (msg: Record<string, unknown>, t: ScriptedTransport) => void) {}
-  async start(sink: TransportSink) {
-    this.sink = sink;
-  }
-  async send(text: string, _info: SendInfo) {
-    this.sent.push(text);
-    queueMicrotask(() => this.answer(JSON.parse(text), this));
-    return {};
-  }
-  async close() {}
-}
 
 describe('Session, by era', () => {
   it('a server request is a violation in the modern era and answered in the legacy era', async () => {
-    const serverAsks = (m: Record<string, unknown>, t: ScriptedTransport) => {
+    const serverAsks = (m: Record<string, any>, _reply: unknown, t: ScriptedTransport) => {
       if (!('method' in m) || m.method !== 'tools/list') return;
       t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: 'q1', method: 'ping' }));
       t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: [] } }));
@@ -290,7 +274,7 @@ describe('Session, by era', () => {
     await legacy.s.start();
     await legacy.s.request('tools/list');
     expect(legacy.s.violations).toEqual([]);
-    const out = legacy.transport.sent.map((x) => JSON.parse(x));
+    const out = legacy.transport.sent;
     expect(out[0].params).toEqual({});
     expect(out[1]).toEqual({ jsonrpc: '2.0', id: 'q1', result: {} });
   });

@@ -1,6 +1,7 @@
 /**
  * Unit tests of the harness pieces every check relies on.
  */
+import { ScriptedTransport, type Answer } from './scripted.js';
 import { describe, expect, it } from 'vitest';
 import { selectChecks } from '../engine/run.js';
 import { RequestTimeoutError } from '../harness/errors.js';
@@ -10,7 +11,6 @@ import { encodeHeaderValue, findHeaderAnnotations, mirrorHeaders } from '../harn
 import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
 import { Session } from '../harness/session.js';
-import type { SendInfo, Transport, TransportSink } from '../harness/transport.js';
 
 describe('LineSplitter', () => {
   it('splits lines across chunks and strips CR', () => {
@@ -96,24 +96,8 @@ describe('selectChecks', () => {
   });
 });
 
-/** A transport whose server side is a function of each sent message. */
-class ScriptedTransport implements Transport {
-  readonly kind = 'stdio' as const;
-  sink!: TransportSink;
-  sent: string[] = [];
-  constructor(private readonly answer: (msg: Record<string, unknown>, t: ScriptedTransport) => void) {}
-  async start(sink: TransportSink) {
-    this.sink = sink;
-  }
-  async send(text: string, _info: SendInfo) {
-    this.sent.push(text);
-    queueMicrotask(() => this.answer(JSON.parse(text), this));
-    return {};
-  }
-  async close() {}
-}
 
-function session(answer: (msg: Record<string, unknown>, t: ScriptedTransport) => void, timeoutMs = 2000) {
+function session(answer: Answer, timeoutMs = 2000) {
   const transport = new ScriptedTransport(answer);
   const s = new Session(transport, {
     connection: 1,
@@ -128,13 +112,13 @@ function session(answer: (msg: Record<string, unknown>, t: ScriptedTransport) =>
 
 describe('Session', () => {
   it('alternates integer and string ids and puts the modern _meta on every request', async () => {
-    const { s, transport } = session((m, t) =>
+    const { s, transport } = session((m, _reply, t) =>
       t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete' } })),
     );
     await s.start();
     await s.request('ping');
     await s.request('ping');
-    const sent = transport.sent.map((x) => JSON.parse(x));
+    const sent = transport.sent;
     expect(new Set(sent.map((m) => typeof m.id))).toEqual(new Set(['number', 'string']));
     expect(sent[0].params._meta).toMatchObject({
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -144,7 +128,7 @@ describe('Session', () => {
   });
 
   it('matches a response whose id has the wrong JSON type, and says so', async () => {
-    const { s } = session((m, t) => t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: String(m.id), error: { code: -32601, message: 'nope' } })));
+    const { s } = session((m, _reply, t) => t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: String(m.id), error: { code: -32601, message: 'nope' } })));
     await s.start();
     const ex = await s.request('x', {}, { id: 7 });
     expect(ex.idTypeMismatch).toBe(true);
@@ -152,7 +136,7 @@ describe('Session', () => {
   });
 
   it('records unknown ids, duplicates, non-JSON lines and server requests as violations', async () => {
-    const { s } = session((m, t) => {
+    const { s } = session((m, _reply, t) => {
       t.sink.message('hello there');
       t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: 'never-sent', result: {} }));
       t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'sampling/createMessage', params: {} }));
@@ -173,7 +157,7 @@ describe('Session', () => {
   });
 
   it('delivers notifications to waiters with a deadline', async () => {
-    const { s } = session((_m, t) => t.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })));
+    const { s } = session((_m, _reply, t) => t.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })));
     await s.start();
     const waiting = s.waitForMessage((m) => m.method === 'notifications/tools/list_changed', 1000);
     void s.notify('notifications/cancelled', { requestId: 1 });
@@ -190,7 +174,7 @@ describe('Session subscriptions and cancellation', () => {
   });
 
   it('ties acknowledgment, notifications and the closing response to the listen request, keeping a wrong id type visible', async () => {
-    const { s } = session((m, t) => {
+    const { s } = session((m, _reply, t) => {
       if (m.method !== 'subscriptions/listen') return;
       t.sink.message(JSON.stringify(ack(String(m.id))));
       t.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }));
@@ -211,7 +195,7 @@ describe('Session subscriptions and cancellation', () => {
   });
 
   it('waits for the next message with a deadline, and finds one that already arrived', async () => {
-    const { s, transport } = session((m, t) => {
+    const { s, transport } = session((m, _reply, t) => {
       if (m.method === 'subscriptions/listen') t.sink.message(JSON.stringify(ack(m.id)));
     });
     await s.start();
@@ -233,7 +217,7 @@ describe('Session subscriptions and cancellation', () => {
     expect(await s.cancel(8)).toBe(true);
     await expect(call).rejects.toThrow(/cancelled by the suite/);
     expect((await sub.ended).error?.message).toMatch(/cancelled/);
-    const sent = transport.sent.map((x) => JSON.parse(x));
+    const sent = transport.sent;
     expect(sent.filter((m) => m.method === 'notifications/cancelled').map((m) => m.params.requestId)).toEqual([7, 8]);
     transport.sink.message(JSON.stringify({ jsonrpc: '2.0', id: 8, result: { resultType: 'complete', content: [] } }));
     transport.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } } }));

@@ -7,7 +7,7 @@ import { ProtocolSchema } from '../harness/schema.js';
 import { Session } from '../harness/session.js';
 import type { SendInfo, Transport, TransportSink } from '../harness/transport.js';
 
-export type Answer = (msg: Record<string, any>, reply: (message: unknown) => void) => void;
+export type Answer = (msg: Record<string, any>, reply: (message: unknown) => void, transport: ScriptedTransport) => void;
 
 export class ScriptedTransport implements Transport {
   readonly kind = 'stdio' as const;
@@ -20,7 +20,7 @@ export class ScriptedTransport implements Transport {
   async send(text: string, _info: SendInfo) {
     const msg = JSON.parse(text) as Record<string, any>;
     this.sent.push(msg);
-    queueMicrotask(() => this.answer(msg, (m) => this.sink.message(JSON.stringify(m))));
+    queueMicrotask(() => this.answer(msg, (m) => this.sink.message(JSON.stringify(m)), this));
     return {};
   }
   async close() {}
