@@ -6,12 +6,13 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
-import { findConfig, loadConfig, resolveSecrets, type LoadedConfig } from '../engine/config.js';
+import { findConfig, loadConfig, resolveSecrets } from '../engine/config.js';
 import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, runConformance, selectChecks, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { killAllServers } from '../harness/process.js';
 import { renderConsole, writeReports } from '../render/index.js';
 import { catalogue } from '../suites/index.js';
-import { summarize, type RunResult } from '../suites/model.js';
+import { summarize, type RunResult } from '../model/results.js';
+import type { LoadedConfig } from '../model/config.js';
 
 export const DEFAULT_JUNIT = 'reports/junit.xml';
 export const DEFAULT_JSON = 'reports/results.json';
@@ -119,11 +120,12 @@ function program(): Command {
       const checks = selectChecks(opts.check).map((c) => ({
         id: c.id,
         level: c.level,
-        spec: `${c.spec.page}#${c.spec.section}`,
+        spec: c.spec,
+        quote: c.quote,
+        ...(c.legacy ? { legacy: { spec: c.legacy.spec, quote: c.legacy.quote ?? c.quote } } : {}),
         transports: c.transports,
         revisions: c.revisions,
         title: c.title,
-        requirement: c.requirement,
       }));
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
@@ -132,7 +134,7 @@ function program(): Command {
       const width = Math.max(...checks.map((c) => c.id.length));
       for (const c of checks) {
         const only = `${c.transports.length === 1 ? ` [${c.transports[0]} only]` : ''}${c.revisions.length === 1 ? ` [${c.revisions[0]} era only]` : ''}`;
-        process.stdout.write(`${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec}${only}\n    ${c.title}\n`);
+        process.stdout.write(`${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec.page}#${c.spec.section}${only}\n    ${c.title}\n`);
       }
       process.stdout.write(`${checks.length} checks\n`);
     });

@@ -6,7 +6,7 @@
  * both.
  */
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
-import { summarize, type RunResult, type RunSummary } from '../suites/model.js';
+import { summarize, type RunResult, type RunSummary } from '../model/results.js';
 import type { RunOptions } from './run.js';
 
 const DEFAULT_DEADLINE_MS = 600_000;

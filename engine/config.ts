@@ -1,82 +1,16 @@
 /**
  * The per-server configuration file (`mcp-conformance.config.yaml` / `.json`,
  * or `--config PATH`): how to start the server and what generic probing cannot
- * know. The file is validated against the published `schemas/config.schema.json`;
+ * know. The file's shape is model/config.ts; it is validated against the published `schemas/config.schema.json`;
  * a bad file is rejected with the path inside it and the reason.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
-import type { ScriptedAnswer } from '../harness/mrtr.js';
+import type { Config, SecretRef } from '../model/config.js';
 import { packageRoot } from '../harness/paths.js';
-
-export interface SecretRef {
-  fromEnv: string;
-}
-
-export interface ToolCallSpec {
-  name: string;
-  arguments?: Record<string, unknown>;
-}
-
-export type InputCapability = 'elicitation' | 'sampling' | 'roots';
-
-/** How one example call must end (after its scripted answers). */
-export interface FixtureExpectation {
-  /** complete: a result without isError; isError: a result with isError true; input_required: the first answer asks for input; error: a JSON-RPC error. */
-  outcome?: 'complete' | 'isError' | 'input_required' | 'error';
-  /** With outcome error: the JSON-RPC error code. */
-  errorCode?: number;
-  /** Texts that must each appear in the result's text content. */
-  content?: string[];
-  /** The JSON value structuredContent must equal. */
-  structuredContent?: unknown;
-}
-
-/** One example call of a tool, as its author describes it. */
-export interface FixtureCall {
-  description?: string;
-  arguments?: Record<string, unknown>;
-  /** Client capabilities declared on the call (default: all three). */
-  capabilities?: InputCapability[];
-  /** Scripted answers by inputRequests key. */
-  answers?: Record<string, ScriptedAnswer>;
-  expect?: FixtureExpectation;
-}
-
-/** What the file says about one tool. */
-export interface ToolFixture {
-  /** Tampering with this tool's requestState can cause nothing worse than a failed request. */
-  tamperingHarmless?: boolean;
-  calls?: FixtureCall[];
-}
-
-/** Something that changes the server's tool list: a tool call, or a shell command. */
-export type ChangeTrigger = { tool: string; arguments?: Record<string, unknown> } | { command: string };
-
-export interface Config {
-  server?: {
-    command?: string;
-    url?: string;
-    cwd?: string;
-    env?: Record<string, SecretRef>;
-    headers?: Record<string, SecretRef>;
-  };
-  tools?: { include?: string[]; exclude?: string[]; allowSideEffects?: boolean };
-  listChanged?: { trigger?: ChangeTrigger; undo?: ChangeTrigger; timeoutMs?: number };
-  slowTool?: ToolCallSpec;
-  capabilityTool?: ToolCallSpec & { requires: InputCapability[] };
-  /** Per-tool fixtures, by tool name. */
-  fixtures?: Record<string, ToolFixture>;
-}
-
-/** A loaded file: its content, where it lives (relative paths resolve from there). */
-export interface LoadedConfig {
-  path: string;
-  dir: string;
-  config: Config;
-}
+import type { LoadedConfig } from '../model/config.js';
 
 export const CONFIG_NAMES = ['mcp-conformance.config.yaml', 'mcp-conformance.config.yml', 'mcp-conformance.config.json'];
 

@@ -16,10 +16,11 @@
 import { describeError, LEGACY_REVISION, MODERN_REVISION, modernProfile, probeEra, recognizedModernError, type EraProbe } from '../harness/era.js';
 import { initializeCapabilities, legacyClientProfile, legacyHandshake, type Handshake } from '../harness/legacy.js';
 import type { ProtocolSchema } from '../harness/schema.js';
-import type { Exchange, JsonObject, Session } from '../harness/session.js';
+import type { Exchange, Session } from '../harness/session.js';
 import type { Target } from '../harness/target.js';
 import type { Discovery } from '../suites/check.js';
-import type { Era, EraInfo } from '../suites/model.js';
+import type { JsonObject } from '../model/json.js';
+import type { Era, EraInfo } from '../model/wire.js';
 
 export type EraMode = 'auto' | 'modern' | 'legacy';
 

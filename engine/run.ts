@@ -16,13 +16,14 @@ import type { Exchange, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
-import { Probe, requirementFor, VerdictSignal, type Check, type SuiteContext } from '../suites/check.js';
+import { Probe, quoteFor, specFor, VerdictSignal, type Check, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
-import type { Config } from './config.js';
 import { openEra, type EraMode } from './eras.js';
 import { runBothEras } from './all-eras.js';
-import { summarize, type CheckResult, type Era, type RunResult, type SubjectResult, type TransportKind } from '../suites/model.js';
+import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
+import type { Config } from '../model/config.js';
+import type { Era, TransportKind } from '../model/wire.js';
 
 /** Protocol revisions the suite speaks: modern (2026-07-28, draft) and legacy (2025-11-25). */
 export const REVISIONS = ['2026-07-28', 'draft', '2025-11-25'] as const;
@@ -499,8 +500,8 @@ function withResults(check: Check, results: SubjectResult[], era: Era = 'modern'
     area: check.area,
     title: check.title,
     level: check.level,
-    spec: check.spec,
-    requirement: requirementFor(check, era),
+    spec: specFor(check, era),
+    requirement: quoteFor(check, era),
     transports: check.transports,
     revisions: check.revisions,
     results,

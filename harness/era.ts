@@ -16,8 +16,9 @@
 import { RequestTimeoutError, TransportError } from './errors.js';
 import { buildMeta, wireVersion, type MetaOptions } from './protocol.js';
 import type { ProtocolSchema } from './schema.js';
-import type { Exchange, JsonObject, RpcError, Session } from './session.js';
-import type { Era } from '../suites/model.js';
+import type { Exchange, RpcError, Session } from './session.js';
+import type { JsonObject } from '../model/json.js';
+import type { Era } from '../model/wire.js';
 
 export type { Era };
 

@@ -1,8 +1,8 @@
+import type { WireFrame } from '../model/wire.js';
 /**
  * Errors the harness raises while talking to a server. Checks and the engine
  * turn them into verdicts; every message says what happened on the wire.
  */
-import type { WireFrame } from '../suites/model.js';
 
 export class HarnessError extends Error {
   override name = 'HarnessError';

@@ -8,8 +8,10 @@
 import { CLIENT_INFO } from './protocol.js';
 import { legacyProfile, LEGACY_REVISION, type EraProfile, type ServerRequestAnswer } from './era.js';
 import type { ProtocolSchema } from './schema.js';
-import type { Exchange, JsonObject, Session } from './session.js';
-import type { WireFrame } from '../suites/model.js';
+import type { Exchange, Session } from './session.js';
+import type { JsonObject } from '../model/json.js';
+import type { WireFrame } from '../model/wire.js';
+import { ERROR_CODES } from '../model/error-codes.js';
 
 /** What the suite declares in `initialize`: it can answer every server-initiated request. */
 export const LEGACY_CLIENT_CAPABILITIES = {
@@ -47,7 +49,7 @@ export function answerServerRequest(method: string, _params: JsonObject | undefi
     case 'elicitation/create':
       return { result: { action: 'decline' } };
     default:
-      return { error: { code: -32601, message: `Method not found: ${method}` } };
+      return { error: { code: ERROR_CODES.METHOD_NOT_FOUND, message: `Method not found: ${method}` } };
   }
 }
 

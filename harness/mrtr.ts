@@ -16,9 +16,12 @@
  */
 import { AbortedError, HarnessError } from './errors.js';
 import { buildMeta, wireVersion } from './protocol.js';
-import type { Exchange, JsonObject, RequestId, RequestOptions, Session } from './session.js';
+import type { Exchange, RequestId, RequestOptions, Session } from './session.js';
 import { validExample } from './values.js';
-import type { WireFrame } from '../suites/model.js';
+import type { JsonObject } from '../model/json.js';
+import type { WireFrame } from '../model/wire.js';
+import type { ScriptedAnswer } from '../model/config.js';
+import { isObject } from '../model/json.js';
 
 /** The client capabilities the driver can honour: form elicitation, sampling, roots. */
 export const INPUT_CAPABILITIES: Readonly<Record<string, JsonObject>> = Object.freeze({
@@ -35,19 +38,6 @@ export const INPUT_REQUEST_KINDS: Readonly<Record<string, string>> = Object.free
 });
 
 export const DEFAULT_MAX_ROUNDS = 8;
-
-/** What the caller scripts for one `inputRequests` key. */
-export type ScriptedAnswer =
-  /** Elicitation: submit the form (with this content, or a generated valid value). */
-  | { action: 'accept'; content?: Record<string, unknown> }
-  /** Elicitation: the user explicitly declined. */
-  | { action: 'decline' }
-  /** Elicitation: the user dismissed the form. */
-  | { action: 'cancel' }
-  /** Sampling: the model's reply text. */
-  | { text: string; model?: string }
-  /** Roots: the roots to report. */
-  | { roots: Array<{ uri: string; name?: string }> };
 
 export interface DriveOptions {
   /** Scripted answers by `inputRequests` key; unscripted requests get the default answer. */
@@ -112,7 +102,6 @@ export interface DriveOutcome {
   undeclared: UndeclaredRequest[];
 }
 
-export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The result asks for input (`resultType: "input_required"`). */
 export function isInputRequired(ex: Exchange | undefined): boolean {

@@ -15,11 +15,11 @@ import type { ProtocolSchema } from './schema.js';
 import { currentAbortScope } from './scope.js';
 import { Subscription, SUBSCRIPTION_NOTIFICATIONS, subscriptionIdOf, type Attribution } from './subscription.js';
 import type { HttpInfo, Transport } from './transport.js';
-import type { TransportKind, WireFrame } from '../suites/model.js';
+import type { TransportKind, WireFrame } from '../model/wire.js';
+import type { JsonObject } from '../model/json.js';
 
 export type RequestId = string | number;
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = Record<string, unknown>;
 
 export interface RpcError {
   code: unknown;

@@ -5,8 +5,9 @@
  * the subscriptions it belongs to and hands it to the handle, which collects
  * them in arrival order and lets a check wait for the next one with a deadline.
  */
-import type { Exchange, JsonObject, RequestId } from './session.js';
-import type { WireFrame } from '../suites/model.js';
+import type { Exchange, RequestId } from './session.js';
+import type { JsonObject } from '../model/json.js';
+import type { WireFrame } from '../model/wire.js';
 
 /** How the session tied a message to a subscription. */
 export type Attribution =

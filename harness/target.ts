@@ -16,7 +16,7 @@ import { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { Session } from './session.js';
 import { StdioTransport } from './stdio.js';
-import type { TransportKind } from '../suites/model.js';
+import type { TransportKind } from '../model/wire.js';
 
 export interface TargetOptions {
   /** Command line of the server (stdio, or the HTTP server to launch). */

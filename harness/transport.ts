@@ -1,5 +1,5 @@
-import type { TransportKind } from '../suites/model.js';
 import type { StopOutcome } from './process.js';
+import type { TransportKind } from '../model/wire.js';
 
 /** HTTP facts about a frame received over Streamable HTTP. */
 export interface HttpInfo {

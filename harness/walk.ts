@@ -9,7 +9,8 @@
  * parsed result) and the items array references the parsed page results, so
  * a walk costs about twice the list's wire size, whatever the page count.
  */
-import type { Exchange, JsonObject, RequestOptions, Session } from './session.js';
+import type { Exchange, RequestOptions, Session } from './session.js';
+import type { JsonObject } from '../model/json.js';
 
 /** The paginated list methods and the result key that carries their items. */
 export const LIST_METHODS = {

@@ -8,20 +8,9 @@
  * the user's terminal; the only control characters in the output are the
  * newlines and (with `color`) the SGR sequences added here.
  */
-import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '../suites/model.js';
+import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '../model/results.js';
 import { safeClip, safeText } from './escape.js';
-import {
-  VERDICT_LABEL,
-  countVerdicts,
-  countsText,
-  formatDuration,
-  frameText,
-  groupByArea,
-  lastFrames,
-  overallVerdict,
-  replayCommand,
-  specText,
-} from './text.js';
+import { VERDICT_LABEL, countVerdicts, countsText, formatDuration, frameText, groupByArea, lastFrames, overallVerdict, replayCommand, specText } from './text.js';
 
 export interface ConsoleOptions {
   /** Emit ANSI SGR colour codes. */

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { RunResult } from '../suites/model.js';
+import type { RunResult } from '../model/results.js';
 import { renderJUnit } from './junit.js';
 import { renderJson } from './json.js';
 

@@ -7,7 +7,7 @@
  * and bidi / line-separator characters are additionally written as `\uXXXX`
  * escapes, so the file is safe to `cat` and still parses to the same strings.
  */
-import type { RunResult } from '../suites/model.js';
+import type { RunResult } from '../model/results.js';
 
 export const JSON_SCHEMA_VERSION = 1;
 

@@ -26,7 +26,7 @@
  */
 import jrbModule from 'junit-report-builder';
 import type { Builder, TestCase } from 'junit-report-builder';
-import type { CheckResult, Finding, RunResult, SubjectResult } from '../suites/model.js';
+import type { CheckResult, Finding, RunResult, SubjectResult } from '../model/results.js';
 import { safeClip, safeText, xmlSafe } from './escape.js';
 import { frameText, groupByArea, lastFrames, replayCommand, specText } from './text.js';
 

@@ -2,9 +2,10 @@
  * Small plain-text pieces shared by the console and JUnit renderers.
  * Everything returned here has already been through `safeText`.
  */
-import type { CheckResult, ReplayCase, RunResult, SubjectResult, Verdict, WireFrame } from '../suites/model.js';
-import { VERDICTS } from '../suites/model.js';
+import type { CheckResult, ReplayCase, RunResult, SubjectResult, Verdict } from '../model/results.js';
+import { VERDICTS } from '../model/results.js';
 import { safeClip, safeText } from './escape.js';
+import type { WireFrame } from '../model/wire.js';
 
 export const VERDICT_LABEL: Record<Verdict, string> = {
   pass: 'pass',

@@ -4,10 +4,11 @@
  * of a list, none on an `input_required` result. The rules themselves live in
  * rules.ts, shared with the suites that see such results elsewhere.
  */
-import type { Exchange, JsonObject } from '../harness/session.js';
+import type { Exchange } from '../harness/session.js';
 import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
 import { declaredLists, pageItems } from './lists.js';
 import { cacheScopeProblems, inputRequiredHintProblems, ttlProblems } from './rules.js';
+import type { JsonObject } from '../model/json.js';
 
 const CACHING = 'server/utilities/caching';
 
@@ -94,8 +95,8 @@ export const ttlMs = defineCheck({
   id: 'caching/ttl-ms',
   title: 'every complete result of a cacheable operation carries ttlMs, an integer >= 0',
   level: 'MUST',
-  spec: { page: CACHING, section: 'Cacheable Results' },
-  requirement:
+  spec: { revision: 'draft', page: CACHING, section: 'Cacheable Results' },
+  quote:
     'Servers MUST include caching hints on results with resultType "complete" of server/discover, tools/list, prompts/list, resources/list, resources/templates/list and resources/read; servers MUST provide a ttlMs value that is >= 0 (an integer, in milliseconds).',
   resultFields: ['ttlMs'],
   async run(t) {
@@ -107,8 +108,8 @@ export const cacheScope = defineCheck({
   id: 'caching/cache-scope',
   title: 'every complete result of a cacheable operation carries cacheScope "public" or "private"',
   level: 'MUST',
-  spec: { page: CACHING, section: 'Cacheable Results' },
-  requirement:
+  spec: { revision: 'draft', page: CACHING, section: 'Cacheable Results' },
+  quote:
     'Servers MUST include caching hints on results with resultType "complete" of the cacheable operations; cacheScope is either "public" or "private".',
   resultFields: ['cacheScope'],
   async run(t) {
@@ -120,8 +121,8 @@ export const scopeAcrossPages = defineCheck({
   id: 'caching/scope-across-pages',
   title: 'all pages of one list walk carry the same cacheScope',
   level: 'MUST',
-  spec: { page: CACHING, section: 'Interaction with Pagination' },
-  requirement: 'Servers MUST apply the same cacheScope to all response pages for a given list request.',
+  spec: { revision: 'draft', page: CACHING, section: 'Interaction with Pagination' },
+  quote: 'Servers MUST apply the same cacheScope to all response pages for a given list request.',
   async run(t) {
     let multiPage = 0;
     const scopes: Record<string, unknown[]> = {};

@@ -4,13 +4,16 @@
  * Probe. The engine turns the probe's findings into a verdict:
  * no finding → pass; findings → fail (MUST) or warn (SHOULD / MAY).
  */
-import type { Config } from '../engine/config.js';
 import type { ProtocolSchema } from '../harness/schema.js';
-import type { Exchange, JsonObject, RequestOptions, Session } from '../harness/session.js';
+import type { Exchange, RequestOptions, Session } from '../harness/session.js';
 import type { Handshake } from '../harness/legacy.js';
 import type { ListMethod, ListWalk } from '../harness/walk.js';
 import type { ArgumentSettings } from './args/calls.js';
-import type { CheckInfo, Era, Finding, Level, ReplayCase, SpecRef, TransportKind, WireFrame } from './model.js';
+import type { CheckInfo, Finding, ReplayCase } from '../model/results.js';
+import type { Config } from '../model/config.js';
+import { levelAtMost, type Citation, type Level, type SpecRef } from '../model/spec.js';
+import type { Era, TransportKind, WireFrame } from '../model/wire.js';
+import type { JsonObject } from '../model/json.js';
 
 /**
  * What the server told the run about itself on the first connection: its
@@ -100,10 +103,13 @@ export interface Expectation {
   actual: string;
   /** The exchanges or frames that show it (default: what this check sent and received). */
   wire?: WireEvidence;
-  /** Override the check's requirement sentence for this finding. */
-  requirement?: string;
-  /** Judge this finding at a lower level than the check's (a SHOULD-part of a MUST check, or a server-documented exception). */
-  level?: Level;
+  /** The finding breaks one of the check's `parts` (its own quote and level) instead of the check's main rule. */
+  part?: string;
+  /**
+   * Judge this finding below its rule's level, for a reason the user gave (the
+   * configuration file documents an exception); never above it.
+   */
+  downgrade?: { level: Level; why: string };
   /** A generated case: how to replay it. */
   replay?: ReplayCase;
 }
@@ -140,12 +146,15 @@ export class Probe {
   /** State a requirement: when `ok` is false, a finding with Expected / Actual and the wire. */
   expect(ok: boolean, e: Expectation): boolean {
     if (!ok) {
+      const rule = e.part ? this.check.parts?.[e.part] : this.check;
+      if (!rule) throw new Error(`${this.check.id}: no part named ${e.part}`);
+      const level = e.downgrade && levelAtMost(e.downgrade.level, rule.level) ? e.downgrade.level : rule.level;
       this.findings.push({
-        requirement: e.requirement ?? requirementFor(this.check, this.ctx.era),
+        requirement: quoteFor(rule, this.ctx.era),
         expected: e.expected,
-        actual: e.actual,
+        actual: e.downgrade ? `${e.actual}\n(${e.downgrade.why}: reported at ${level}.)` : e.actual,
         wire: this.evidence(e.wire),
-        ...(e.level && e.level !== this.check.level ? { level: e.level } : {}),
+        ...(level !== this.check.level ? { level } : {}),
         ...(e.replay ? { replay: e.replay } : {}),
       });
     }
@@ -193,21 +202,33 @@ export class Probe {
   }
 }
 
-export interface CheckDef {
+/** A rule as a check cites it: its level, its place and its words, per era. */
+export interface Rule {
+  /** The strongest RFC 2119 keyword of the quote, or lower; never higher (a test enforces it). */
+  level: Level;
+  /**
+   * Where the rule lives. Revision `draft` (the modern pages): the check
+   * applies in the modern era; revision `2025-11-25`: in the legacy era only.
+   */
+  spec: SpecRef;
+  /** The sentence(s), verbatim from that section (emphasis, code ticks and links may be dropped; whitespace collapsed). */
+  quote: string;
+  /**
+   * The same rule on the 2025-11-25 pages, for a modern check that applies in
+   * the legacy era too; `quote` defaults to the modern quote (the same words).
+   */
+  legacy?: { spec: SpecRef; quote?: string };
+}
+
+export interface CheckDef extends Rule {
   id: string;
   title: string;
-  level: Level;
-  spec: SpecRef;
-  /** The requirement sentence, in the spec's words. */
-  requirement: string;
-  /** The 2025-11-25 wording, where the legacy revision states the rule differently. */
-  legacyRequirement?: string;
-  transports?: TransportKind[];
   /**
-   * Protocol eras the check applies to (default: modern only, `['modern']`).
-   * Elsewhere its verdict is skip, with the reason.
+   * Further rules one check judges beside its main one (e.g. a SHOULD beside a
+   * MUST); a finding names its part with `Expectation.part`.
    */
-  revisions?: Era[];
+  parts?: Record<string, Rule>;
+  transports?: TransportKind[];
   /** A server capability (server/discover, or initialize in the legacy era) the check needs; skipped without it. */
   capability?: 'tools' | 'prompts' | 'resources';
   /**
@@ -229,26 +250,41 @@ export interface CheckDef {
   };
 }
 
-export interface Check extends CheckDef, CheckInfo {
+export interface Check extends CheckDef, Omit<CheckInfo, 'spec' | 'requirement'> {
   transports: TransportKind[];
+  /** The eras whose pages state the rule (from `spec` and `legacy`). */
   revisions: Era[];
 }
-
-/** Both eras: for rules the 2025-11-25 revision states the same way. */
-export const BOTH_ERAS: Era[] = ['modern', 'legacy'];
-/** The legacy era only: rules of the initialize-based revision. */
-export const LEGACY_ONLY: Era[] = ['legacy'];
 
 export function defineCheck(def: CheckDef): Check {
   const area = def.id.split('/')[0]!;
   if (!/^[a-z0-9-]+\/[a-z0-9-]+$/.test(def.id)) throw new Error(`check id must be area/slug: ${def.id}`);
   if (!def.run === !def.perTool) throw new Error(`${def.id}: give exactly one of run or perTool`);
-  return { ...def, area, transports: def.transports ?? ['stdio', 'http'], revisions: def.revisions ?? ['modern'] };
+  if (def.legacy && def.spec.revision !== 'draft') throw new Error(`${def.id}: a legacy citation goes with a draft one`);
+  const revisions: Era[] = def.spec.revision === '2025-11-25' ? ['legacy'] : def.legacy ? ['modern', 'legacy'] : ['modern'];
+  return { ...def, area, transports: def.transports ?? ['stdio', 'http'], revisions };
 }
 
-/** The check's requirement sentence in the wording of the era's revision. */
-export function requirementFor(check: Pick<CheckDef, 'requirement' | 'legacyRequirement'>, era: Era): string {
-  return era === 'legacy' && check.legacyRequirement ? check.legacyRequirement : check.requirement;
+/** Where the rule lives in the era's revision (the legacy citation in the legacy era, when there is one). */
+export function specFor(rule: Rule, era: Era): SpecRef {
+  return era === 'legacy' && rule.legacy ? rule.legacy.spec : rule.spec;
+}
+
+/** The rule's words in the era's revision. */
+export function quoteFor(rule: Rule, era: Era): string {
+  return era === 'legacy' && rule.legacy ? (rule.legacy.quote ?? rule.quote) : rule.quote;
+}
+
+/** Every citation of a check, its parts' included: what the quote test verifies against the pages. */
+export function citationsOf(check: CheckDef): Array<{ where: string; level: Level; citation: Citation }> {
+  const out: Array<{ where: string; level: Level; citation: Citation }> = [];
+  const add = (where: string, rule: Rule) => {
+    out.push({ where, level: rule.level, citation: { spec: rule.spec, quote: rule.quote } });
+    if (rule.legacy) out.push({ where: `${where} (legacy)`, level: rule.level, citation: { spec: rule.legacy.spec, quote: rule.legacy.quote ?? rule.quote } });
+  };
+  add(check.id, check);
+  for (const [name, part] of Object.entries(check.parts ?? {})) add(`${check.id} part ${name}`, part);
+  return out;
 }
 
 /** Identifies a frame across copies of it: `connection:seq`. */

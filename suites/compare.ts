@@ -2,21 +2,9 @@
  * Comparing what a server listed at two moments: tool definitions by name,
  * as canonical JSON (key order does not matter, everything else does).
  */
-import type { JsonObject } from '../harness/session.js';
 import { show } from './check.js';
-
-/** JSON with object keys sorted, so equal values give equal text. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const o = value as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'undefined';
-}
+import type { JsonObject } from '../model/json.js';
+import { canonical } from '../model/json.js';
 
 export interface ToolsDiff {
   added: string[];

@@ -2,16 +2,16 @@
  * server/discover: the first request of every modern run (server/discover.mdx).
  */
 import { META, wireVersion } from '../harness/protocol.js';
-import type { JsonObject } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
-import { BOTH_ERAS, defineCheck, describeAnswer, show } from './check.js';
+import { defineCheck, describeAnswer, show } from './check.js';
+import type { JsonObject } from '../model/json.js';
 
 export const discoverResult = defineCheck({
   id: 'discover/result',
   title: 'server/discover answers with a valid DiscoverResult',
   level: 'MUST',
-  spec: { page: 'server/discover', section: 'Response' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/discover', section: 'Response' },
+  quote:
     'Servers MUST implement server/discover; the result carries supportedVersions, capabilities and resultType "complete" (DiscoverResult).',
   async run(t) {
     const d = t.ctx.discovery();
@@ -41,8 +41,8 @@ export const discoverServerInfo = defineCheck({
   id: 'discover/server-info',
   title: 'server/discover names the server in _meta serverInfo',
   level: 'SHOULD',
-  spec: { page: 'server/discover', section: 'DiscoverResult' },
-  requirement: "_meta['io.modelcontextprotocol/serverInfo']: Name and version of the server software. Servers SHOULD include this field.",
+  spec: { revision: 'draft', page: 'server/discover', section: 'DiscoverResult' },
+  quote: "_meta['io.modelcontextprotocol/serverInfo']: Name and version of the server software. Servers SHOULD include this field.",
   async run(t) {
     const d = t.ctx.discovery();
     const ex = d.exchange;
@@ -61,9 +61,9 @@ export const discoverToolsCapability = defineCheck({
   id: 'discover/tools-capability',
   title: 'a server that serves tools declares the tools capability',
   level: 'MUST',
-  spec: { page: 'server/tools', section: 'Capabilities' },
-  requirement: 'Servers that support tools MUST declare the tools capability.',
-  revisions: BOTH_ERAS,
+  spec: { revision: 'draft', page: 'server/tools', section: 'Capabilities' },
+  quote: 'Servers that support tools MUST declare the tools capability.',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Capabilities' } },
   async run(t) {
     const d = t.ctx.discovery();
     const caps = d.capabilities;

@@ -5,13 +5,13 @@
  * declared. Each call is made once per run, through the one MRTR driver, and
  * shared by both checks.
  */
-import type { FixtureCall } from '../engine/config.js';
 import { completeRequest, isInputRequired, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
 import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
-import { canonical } from './lists.js';
 import { judgeable } from './mrtr.js';
 import { capabilitiesFor } from './targets.js';
+import type { FixtureCall } from '../model/config.js';
+import { canonical } from '../model/json.js';
 
 interface FixtureRun {
   tool: string;
@@ -93,8 +93,8 @@ export const fixtureOutcome = defineCheck({
   title: "each example call in the fixture file ends as its author declared",
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Calling Tools' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Calling Tools' },
+  quote:
     "A tools/call ends as the server's own fixture file declares: a result (complete), a tool execution error (isError: true), a request for input (input_required), or a JSON-RPC error.",
   async run(t) {
     for (const r of await selected(t, (c) => c.expect?.outcome !== undefined, 'an expected outcome')) {
@@ -132,8 +132,8 @@ export const fixtureContent = defineCheck({
   title: 'each example call returns the content its fixture declares',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Tool Result' },
-  requirement: "A tools/call result carries the text content and the structuredContent the server's own fixture file declares for that call.",
+  spec: { revision: 'draft', page: 'server/tools', section: 'Tool Result' },
+  quote: "A tools/call result carries the text content and the structuredContent the server's own fixture file declares for that call.",
   async run(t) {
     const applies = (c: FixtureCall) => c.expect?.content !== undefined || c.expect?.structuredContent !== undefined;
     for (const r of await selected(t, applies, 'expected content')) {

@@ -1,9 +1,10 @@
 /**
  * The catalogue: every check of every suite, in report order.
  */
-import { argumentChecks } from './arguments.js';
+import { toolsCallChecks } from './tools-call.js';
 import type { Check } from './check.js';
 import { cachingChecks } from './caching.js';
+import { cancellationChecks } from './cancellation.js';
 import { discoverChecks } from './discover.js';
 import { fixtureChecks } from './fixtures.js';
 import { lifecycleChecks } from './lifecycle.js';
@@ -12,20 +13,27 @@ import { paginationChecks } from './pagination.js';
 import { statelessnessChecks } from './statelessness.js';
 import { subscriptionChecks } from './subscriptions.js';
 import { toolsListChecks } from './tools-list.js';
-import { wireChecks } from './wire.js';
+import { transportChecks } from './transport.js';
+import { protocolChecks } from './protocol.js';
+import { metaChecks } from './meta.js';
+import { versioningChecks } from './versioning.js';
 
 export const catalogue: Check[] = [
   ...discoverChecks,
   ...lifecycleChecks,
   ...toolsListChecks,
-  ...argumentChecks,
+  ...toolsCallChecks,
   ...paginationChecks,
   ...cachingChecks,
   ...mrtrChecks,
   ...fixtureChecks,
   ...subscriptionChecks,
+  ...cancellationChecks,
+  ...metaChecks,
+  ...versioningChecks,
   ...statelessnessChecks,
-  ...wireChecks,
+  ...protocolChecks,
+  ...transportChecks,
 ];
 
 const ids = new Set<string>();

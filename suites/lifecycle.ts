@@ -6,8 +6,8 @@
  * revisions, which have no handshake; there the checks are skipped.
  */
 import { initializeParams } from '../harness/legacy.js';
-import type { JsonObject } from '../harness/session.js';
-import { defineCheck, describeAnswer, LEGACY_ONLY, show } from './check.js';
+import { defineCheck, describeAnswer, show } from './check.js';
+import type { JsonObject } from '../model/json.js';
 
 /** A protocol version no server supports: the negotiation probe asks for it. */
 export const UNSUPPORTED_VERSION = '1900-01-01';
@@ -16,9 +16,8 @@ export const initializeResult = defineCheck({
   id: 'lifecycle/initialize-result',
   title: 'initialize answers with a valid InitializeResult (protocolVersion, capabilities, serverInfo)',
   level: 'MUST',
-  revisions: LEGACY_ONLY,
-  spec: { page: 'basic/lifecycle', section: 'Initialization' },
-  requirement:
+  spec: { revision: '2025-11-25', page: 'basic/lifecycle', section: 'Initialization' },
+  quote:
     'The server MUST respond [to initialize] with its own capabilities and information: protocolVersion, capabilities and serverInfo (InitializeResult).',
   async run(t) {
     const ex = t.ctx.discovery().handshake?.initialize;
@@ -33,9 +32,8 @@ export const versionNegotiation = defineCheck({
   id: 'lifecycle/version-negotiation',
   title: 'initialize with an unsupported version is answered with a version the server supports',
   level: 'MUST',
-  revisions: LEGACY_ONLY,
-  spec: { page: 'basic/lifecycle', section: 'Version Negotiation' },
-  requirement:
+  spec: { revision: '2025-11-25', page: 'basic/lifecycle', section: 'Version Negotiation' },
+  quote:
     'If the server supports the requested protocol version, it MUST respond with the same version. Otherwise, the server MUST respond with another protocol version it supports.',
   async run(t) {
     const hs = t.ctx.discovery().handshake;
@@ -71,9 +69,8 @@ export const initializedOrdering = defineCheck({
   id: 'lifecycle/initialized-ordering',
   title: 'no requests other than ping before the initialized notification',
   level: 'SHOULD',
-  revisions: LEGACY_ONLY,
-  spec: { page: 'basic/lifecycle', section: 'Initialization' },
-  requirement:
+  spec: { revision: '2025-11-25', page: 'basic/lifecycle', section: 'Initialization' },
+  quote:
     'The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.',
   async run(t) {
     const hs = t.ctx.discovery().handshake;
@@ -109,10 +106,9 @@ export const sessionIdFormat = defineCheck({
   id: 'lifecycle/session-id',
   title: 'an assigned Mcp-Session-Id holds only visible ASCII',
   level: 'MUST',
-  revisions: LEGACY_ONLY,
   transports: ['http'],
-  spec: { page: 'basic/transports', section: 'Session Management' },
-  requirement: 'The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).',
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Session Management' },
+  quote: 'The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).',
   async run(t) {
     const id = t.session.sessionId;
     if (id === undefined) return t.skip('the server assigned no session id (it serves the legacy era statelessly)');

@@ -4,10 +4,11 @@
  * suites share: a walk that must be complete, a second walk, item identity,
  * and the order comparison.
  */
-import type { JsonObject } from '../harness/session.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { show, type Probe } from './check.js';
-import type { SpecRef } from './model.js';
+import type { SpecRef } from '../model/results.js';
+import type { JsonObject } from '../model/json.js';
+import { ERROR_CODES } from '../model/error-codes.js';
 
 export interface ListKind {
   /** The list's part of check ids, e.g. `pagination/<slug>-chain-ends`. */
@@ -17,8 +18,6 @@ export interface ListKind {
   itemsKey: string;
   /** The server capability that makes the list available. */
   capability: 'tools' | 'prompts' | 'resources';
-  /** Where the spec defines the list operation. */
-  spec: SpecRef;
   /** What one item is called in messages. */
   noun: string;
   /** How an item is named in messages (its name, URI or URI template). */
@@ -33,7 +32,6 @@ export const LISTS: ListKind[] = [
     method: 'tools/list',
     itemsKey: LIST_METHODS['tools/list'],
     capability: 'tools',
-    spec: { page: 'server/tools', section: 'Listing Tools' },
     noun: 'tool',
     label: field('name'),
   },
@@ -42,7 +40,6 @@ export const LISTS: ListKind[] = [
     method: 'prompts/list',
     itemsKey: LIST_METHODS['prompts/list'],
     capability: 'prompts',
-    spec: { page: 'server/prompts', section: 'Listing Prompts' },
     noun: 'prompt',
     label: field('name'),
   },
@@ -51,7 +48,6 @@ export const LISTS: ListKind[] = [
     method: 'resources/list',
     itemsKey: LIST_METHODS['resources/list'],
     capability: 'resources',
-    spec: { page: 'server/resources', section: 'Listing Resources' },
     noun: 'resource',
     label: field('uri'),
   },
@@ -60,7 +56,6 @@ export const LISTS: ListKind[] = [
     method: 'resources/templates/list',
     itemsKey: LIST_METHODS['resources/templates/list'],
     capability: 'resources',
-    spec: { page: 'server/resources', section: 'Resource Templates' },
     noun: 'resource template',
     label: field('uriTemplate'),
   },
@@ -90,7 +85,7 @@ export async function walked(t: Probe, method: ListMethod, where: 'primary' | 'f
  * the checks of that list are skipped.
  */
 export function skipUnserved(t: Probe, walk: ListWalk): void {
-  if (walk.method === 'resources/templates/list' && walk.pages.length === 1 && walk.pages[0]!.error?.code === -32601) {
+  if (walk.method === 'resources/templates/list' && walk.pages.length === 1 && walk.pages[0]!.error?.code === ERROR_CODES.METHOD_NOT_FOUND) {
     t.skip('the server answers resources/templates/list with -32601: it offers no resource templates');
   }
 }
@@ -106,45 +101,6 @@ export async function walkAgain(t: Probe, method: ListMethod): Promise<ListWalk>
 export function pageItems(walk: ListWalk, index: number, itemsKey: string): JsonObject[] {
   const items = walk.pages[index]?.result?.[itemsKey];
   return Array.isArray(items) ? (items as JsonObject[]) : [];
-}
-
-/**
- * JSON with object keys sorted: equal for equal values, whatever the key
- * order. Written without recursion, so a value nested thousands of levels
- * deep (a hostile schema) cannot overflow the stack.
- */
-export function canonical(value: unknown): string {
-  const out: string[] = [];
-  // Work items: a value to write, or literal text.
-  const stack: Array<{ v: unknown } | string> = [{ v: value }];
-  while (stack.length) {
-    const item = stack.pop()!;
-    if (typeof item === 'string') {
-      out.push(item);
-      continue;
-    }
-    const v = item.v;
-    if (typeof v !== 'object' || v === null) {
-      out.push(JSON.stringify(v) ?? 'null');
-      continue;
-    }
-    const parts: Array<{ v: unknown } | string> = [];
-    if (Array.isArray(v)) {
-      parts.push('[');
-      v.forEach((x, i) => parts.push(...(i ? [','] : []), { v: x }));
-      parts.push(']');
-    } else {
-      const obj = v as JsonObject;
-      const keys = Object.keys(obj)
-        .filter((k) => obj[k] !== undefined)
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      parts.push('{');
-      keys.forEach((k, i) => parts.push(`${i ? ',' : ''}${JSON.stringify(k)}:`, { v: obj[k] }));
-      parts.push('}');
-    }
-    for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i]!);
-  }
-  return out.join('');
 }
 
 /**

@@ -13,24 +13,15 @@
  */
 import { duplicateKeys } from '../harness/json-keys.js';
 import { checkJsonSchema } from '../harness/jsonschema.js';
-import {
-  answerInputRequests,
-  capabilityNeeded,
-  completeRequest,
-  continueRequest,
-  INPUT_CAPABILITIES,
-  INPUT_REQUEST_KINDS,
-  isInputRequired,
-  isObject,
-  sendRetry,
-  type DriveOutcome,
-  type ScriptedAnswer,
-} from '../harness/mrtr.js';
-import type { Exchange, JsonObject } from '../harness/session.js';
-import type { WireFrame } from './model.js';
+import { answerInputRequests, capabilityNeeded, completeRequest, continueRequest, INPUT_CAPABILITIES, INPUT_REQUEST_KINDS, isInputRequired, sendRetry, type DriveOutcome } from '../harness/mrtr.js';
+import type { Exchange } from '../harness/session.js';
 import { defineCheck, describeAnswer, frameKey, show, type Probe, type SuiteContext } from './check.js';
 import { cachingHintProblems } from './rules.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
+import { isObject, type JsonObject } from '../model/json.js';
+import type { ScriptedAnswer } from '../model/config.js';
+import type { WireFrame } from '../model/wire.js';
+import { ERROR_CODES } from '../model/error-codes.js';
 
 /** A tool that answered `input_required`, with its normal drive (every input capability declared). */
 export interface MrtrTool {
@@ -202,8 +193,8 @@ export const inputOrState = defineCheck({
   title: 'every input_required result carries inputRequests or requestState',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
-  requirement: 'Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult response.',
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  quote: 'Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult response.',
   async run(t) {
     const tools = await mrtrTools(t);
     for (const { x, ex, round } of inputRequiredRounds(tools)) {
@@ -222,8 +213,8 @@ export const inputRequestsValid = defineCheck({
   title: 'each inputRequests entry is an elicitation, sampling or roots request, valid and uniquely keyed',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  quote:
     'inputRequests keys MUST be unique within the scope of the request; values MUST be one of ElicitRequest, CreateMessageRequest or ListRootsRequest (the result is a valid InputRequiredResult).',
   async run(t) {
     const tools = await mrtrTools(t);
@@ -260,8 +251,8 @@ export const capabilityGating = defineCheck({
   title: 'nothing is asked for that the client did not declare; a needed capability is named by -32021',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  quote:
     'Servers MUST NOT send inputRequests the client has not declared support for in its capabilities; a request that needs an undeclared capability MUST get a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists it (on HTTP with status 400).',
   async run(t) {
     const s = await survey(t);
@@ -315,7 +306,7 @@ function judgeMissingCapability(t: Probe, d: DriveOutcome, withheld: string[], l
   const ex = d.final!;
   const err = ex.error!;
   if (
-    !t.expect(err.code === -32021, {
+    !t.expect(err.code === ERROR_CODES.MISSING_CAPABILITY, {
       expected: 'completion without the withheld capability, or JSON-RPC error -32021 (MissingRequiredClientCapability)',
       actual: `${label}: ${describeAnswer(ex)}`,
       wire: ex,
@@ -341,8 +332,8 @@ export const roundTrip = defineCheck({
   title: 'a retry with the requested input completes with a valid result',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'basic/patterns/mrtr', section: 'Basic Workflow' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Basic Workflow' },
+  quote:
     'The client retries the original request with inputResponses and the echoed requestState; the server, having sufficient information, completes the operation and responds with the final result (a CallToolResult with resultType "complete").',
   async run(t) {
     const tools = await mrtrTools(t);
@@ -382,8 +373,8 @@ export const retryId = defineCheck({
   title: 'each retry is answered on its own, new id',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'basic/patterns/mrtr', section: 'Client Requirements (Basic Workflow)' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Client Requirements (Basic Workflow)' },
+  quote:
     'The JSON-RPC id MUST be different between the initial request and the retry, as they are independent requests; responses MUST include the same ID as the request they correspond to.',
   async run(t) {
     const tools = await mrtrTools(t);
@@ -434,8 +425,8 @@ export const stateIntegrity = defineCheck({
   title: 'a tampered requestState is rejected, never completed as if valid',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  quote:
     'Servers MUST treat requestState as attacker-controlled input; when it influences authorization, resource access or business logic they MUST protect its integrity and MUST reject state that fails verification.',
   async run(t) {
     const tools = await mrtrTools(t);
@@ -453,7 +444,7 @@ export const stateIntegrity = defineCheck({
           actual: `${label}: ${sent.exchange ? `completed as if valid: ${describeAnswer(sent.exchange)}` : sent.outcome.detail}`,
           wire: evidence(sent.exchange, sent.outcome),
           ...(x.harmless
-            ? { level: 'SHOULD' as const, requirement: `${t.check.requirement} (The fixture file says tampering with this tool's state is harmless: reported as a warning.)` }
+            ? { downgrade: { level: 'SHOULD' as const, why: "The fixture file says tampering with this tool's state is harmless" } }
             : {}),
         });
       }
@@ -488,8 +479,8 @@ export const stateReplay = defineCheck({
   title: 'a requestState replayed on another tool or other arguments is rejected',
   level: 'SHOULD',
   capability: 'tools',
-  spec: { page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  quote:
     'To prevent replay, servers SHOULD include an identifier for the originating request (e.g. the method name and a digest of its salient parameters) inside the integrity-protected requestState and verify it, rejecting state presented on a request that does not match.',
   async run(t) {
     const tools = (await mrtrTools(t)).filter((x) => {
@@ -540,8 +531,8 @@ export const missingAnswers = defineCheck({
   title: 'a retry missing requested answers is asked again, not failed',
   level: 'SHOULD',
   capability: 'tools',
-  spec: { page: 'basic/patterns/mrtr', section: 'Error Handling' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Error Handling' },
+  quote:
     'If the client fails to send all the information requested in a previous InputRequests, and it is necessary, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error.',
   async run(t) {
     const tools = await mrtrTools(t);
@@ -582,8 +573,8 @@ export const extraResponsesIgnored = defineCheck({
   title: 'unrecognised extra keys in inputResponses are ignored',
   level: 'SHOULD',
   capability: 'tools',
-  spec: { page: 'basic/patterns/mrtr', section: 'Error Handling' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Error Handling' },
+  quote:
     'If additional, unexpected parameters are provided in the InputResponses object, the server SHOULD ignore any information it does not recognize or need.',
   async run(t) {
     const tools = await mrtrTools(t);
@@ -623,8 +614,8 @@ export const malformedResponses = defineCheck({
   title: 'malformed inputResponses get a JSON-RPC error',
   level: 'SHOULD',
   capability: 'tools',
-  spec: { page: 'basic/patterns/mrtr', section: 'Error Handling' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Error Handling' },
+  quote:
     'Servers SHOULD validate that the data provided by the client is a valid InputResponses object; protocol errors (invalid schema) SHOULD return a JSON-RPC error response with an appropriate error code and message.',
   async run(t) {
     const tools = await mrtrTools(t);
@@ -668,8 +659,8 @@ export const placement = defineCheck({
   id: 'mrtr/placement',
   title: 'input_required only on tools/call, prompts/get and resources/read',
   level: 'MUST',
-  spec: { page: 'basic/patterns/mrtr', section: 'Supported Requests' },
-  requirement: 'Servers MUST NOT send InputRequiredResult responses on any client request other than prompts/get, resources/read and tools/call.',
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Supported Requests' },
+  quote: 'Servers MUST NOT send InputRequiredResult responses on any client request other than prompts/get, resources/read and tools/call.',
   async run(t) {
     const answered: string[] = [];
     for (const [method, params] of UNSUPPORTED_METHODS) {
@@ -691,8 +682,8 @@ export const noCachingHints = defineCheck({
   title: 'input_required results carry no caching hints',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/utilities/caching', section: 'Cacheable Results' },
-  requirement: 'Interim results with resultType "input_required" are not cacheable and carry no caching hints (ttlMs, cacheScope).',
+  spec: { revision: 'draft', page: 'server/utilities/caching', section: 'Cacheable Results' },
+  quote: 'Interim results with resultType "input_required" are not cacheable and carry no caching hints (ttlMs, cacheScope).',
   async run(t) {
     const tools = await mrtrTools(t);
     for (const { x, ex, round } of inputRequiredRounds(tools)) {

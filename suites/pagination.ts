@@ -6,10 +6,11 @@
  * server does not declare the list's capability.
  */
 import { AbortedError, HarnessError } from '../harness/errors.js';
-import type { Exchange, JsonObject } from '../harness/session.js';
-import { BOTH_ERAS, defineCheck, describeAnswer, show, type Check } from './check.js';
-import type { Era } from './model.js';
-import { canonical, judgeOrder, LISTS, pageItems, skipUnserved, walkAgain, walked, type ListKind } from './lists.js';
+import type { Exchange } from '../harness/session.js';
+import { defineCheck, describeAnswer, show, type Check, type Rule } from './check.js';
+import { judgeOrder, LISTS, pageItems, skipUnserved, walkAgain, walked, type ListKind } from './lists.js';
+import { JsonObject, canonical } from '../model/json.js';
+import { ERROR_CODES } from '../model/error-codes.js';
 
 const PAGINATION = 'server/utilities/pagination';
 
@@ -24,7 +25,8 @@ const MAX_PAGE_FINDINGS = 5;
  * same way); the other lists in the modern era, where the reference server
  * proves each of their checks able to fail.
  */
-const revisionsOf = (list: ListKind): Era[] => (list.slug === 'tools' ? BOTH_ERAS : ['modern']);
+const legacyOf = (list: ListKind, section: string): Rule['legacy'] =>
+  list.slug === 'tools' ? { spec: { revision: '2025-11-25', page: 'server/utilities/pagination', section } } : undefined;
 
 const itemsKeys = (items: JsonObject[], list: ListKind): string => show(items.map(list.label), 160);
 
@@ -35,9 +37,9 @@ function chainEnds(list: ListKind): Check {
     title: `the ${list.method} cursor chain ends: no cursor comes back, at most --max-pages pages`,
     level: 'MUST',
     capability: list.capability,
-    revisions: revisionsOf(list),
-    spec: { page: PAGINATION, section: 'Response Format' },
-    requirement:
+    spec: { revision: 'draft', page: PAGINATION, section: 'Response Format' },
+    legacy: legacyOf(list, 'Response Format'),
+    quote:
       'A response carries nextCursor only if more results exist: following nextCursor from the first page reaches a page without one, and never leads back to a cursor already followed.',
     async run(t) {
       const walk = await t.ctx.walk(list.method);
@@ -73,9 +75,9 @@ function noRepeats(list: ListKind): Check {
     title: `no ${list.noun} is delivered twice in one ${list.method} walk`,
     level: 'MUST',
     capability: list.capability,
-    revisions: revisionsOf(list),
-    spec: { page: PAGINATION, section: 'Pagination Model' },
-    requirement:
+    spec: { revision: 'draft', page: PAGINATION, section: 'Pagination Model' },
+    legacy: legacyOf(list, 'Pagination Model'),
+    quote:
       'The cursor represents a position in the result set: each page continues where the page before ended, so the pages of one walk deliver every item exactly once.',
     async run(t) {
       const walk = await walked(t, list.method);
@@ -114,9 +116,9 @@ function stableCursors(list: ListKind): Check {
     title: `re-fetching a ${list.method} cursor returns the same page`,
     level: 'SHOULD',
     capability: list.capability,
-    revisions: revisionsOf(list),
-    spec: { page: PAGINATION, section: 'Implementation Guidelines' },
-    requirement: 'Servers SHOULD provide stable cursors: a cursor, used again, gives the same page.',
+    spec: { revision: 'draft', page: PAGINATION, section: 'Implementation Guidelines' },
+    legacy: legacyOf(list, 'Implementation Guidelines'),
+    quote: 'Servers SHOULD provide stable cursors: a cursor, used again, gives the same page.',
     async run(t) {
       const walk = await walked(t, list.method);
       const withCursor = walk.cursors.flatMap((c, i) => (c === undefined ? [] : [i]));
@@ -154,9 +156,9 @@ function emptyCursor(list: ListKind): Check {
     title: `an empty-string ${list.method} nextCursor leads to the next page, not back to the start`,
     level: 'MUST',
     capability: list.capability,
-    revisions: revisionsOf(list),
-    spec: { page: PAGINATION, section: 'Implementation Guidelines' },
-    requirement:
+    spec: { revision: 'draft', page: PAGINATION, section: 'Implementation Guidelines' },
+    legacy: legacyOf(list, 'Implementation Guidelines'),
+    quote:
       'An empty string is a valid cursor and thus MUST NOT be treated as the end of results: a server that gives nextCursor "" serves the next page for it.',
     async run(t) {
       const walk = await walked(t, list.method);
@@ -182,9 +184,9 @@ function invalidCursor(list: ListKind): Check {
     title: `${list.method} answers a cursor it never issued with error -32602`,
     level: 'SHOULD',
     capability: list.capability,
-    revisions: revisionsOf(list),
-    spec: { page: PAGINATION, section: 'Error Handling' },
-    requirement: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
+    spec: { revision: 'draft', page: PAGINATION, section: 'Error Handling' },
+    legacy: legacyOf(list, 'Error Handling'),
+    quote: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
     async run(t) {
       const walk = await t.ctx.walk(list.method);
       skipUnserved(t, walk);
@@ -199,7 +201,7 @@ function invalidCursor(list: ListKind): Check {
         return;
       }
       if (ex.error) {
-        t.expect(ex.error.code === -32602, { expected, actual: describeAnswer(ex), wire: ex });
+        t.expect(ex.error.code === ERROR_CODES.INVALID_PARAMS, { expected, actual: describeAnswer(ex), wire: ex });
         return;
       }
       const first = walk.pages[0]?.result?.[list.itemsKey];
@@ -221,9 +223,9 @@ function order(list: ListKind): Check {
     title: `${list.method} gives its ${list.noun}s in the same order on every walk`,
     level: 'SHOULD',
     capability: list.capability,
-    revisions: revisionsOf(list),
-    spec: { page: PAGINATION, section: 'Implementation Guidelines' },
-    requirement:
+    spec: { revision: 'draft', page: PAGINATION, section: 'Implementation Guidelines' },
+    legacy: legacyOf(list, 'Implementation Guidelines'),
+    quote:
       'Servers SHOULD provide stable cursors: a cursor is a position in the result set, so the set keeps its order from one walk to the next and on a fresh connection.',
     async run(t) {
       const first = await walked(t, list.method);

@@ -1,7 +1,7 @@
+import type { JsonObject } from '../model/json.js';
 /**
  * Rules shared by several suites, written once.
  */
-import type { JsonObject } from '../harness/session.js';
 
 /**
  * server/utilities/caching "Cacheable Results": a complete result of a

@@ -7,10 +7,10 @@
  * always made as written.
  */
 import picomatch from 'picomatch';
-import type { Config, FixtureCall, InputCapability } from '../engine/config.js';
 import { INPUT_CAPABILITIES } from '../harness/mrtr.js';
-import type { JsonObject } from '../harness/session.js';
 import { validExample } from '../harness/values.js';
+import type { Config, FixtureCall, InputCapability } from '../model/config.js';
+import type { JsonObject } from '../model/json.js';
 
 /** One call the suite will make: a fixture's, or generated. */
 export interface PlannedCall {

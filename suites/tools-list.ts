@@ -3,10 +3,10 @@
  */
 import { checkJsonSchema } from '../harness/jsonschema.js';
 import { findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
-import type { JsonObject } from '../harness/session.js';
 import type { ListWalk } from '../harness/walk.js';
-import { BOTH_ERAS, defineCheck, show, type Probe } from './check.js';
-import { canonical, judgeOrder, walkAgain, walked } from './lists.js';
+import { defineCheck, show, type Probe } from './check.js';
+import { judgeOrder, walkAgain, walked } from './lists.js';
+import { JsonObject, canonical } from '../model/json.js';
 
 const names = (walk: ListWalk): string[] => walk.items.map((t) => String(t?.name));
 
@@ -20,12 +20,11 @@ export const resultSchema = defineCheck({
   title: 'every tools/list page is a valid ListToolsResult (modern: with resultType "complete")',
   level: 'MUST',
   capability: 'tools',
-  revisions: BOTH_ERAS,
-  spec: { page: 'server/tools', section: 'Listing Tools' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Listing Tools' },
+  quote:
     'Servers that declare the tools capability MUST respond to tools/list with the set of tools currently available (ListToolsResult, resultType "complete").',
-  legacyRequirement:
-    'To discover available tools, clients send a tools/list request; the response is a ListToolsResult, valid against the schema (the source of truth for all protocol messages).',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Listing Tools' }, quote:
+    'To discover available tools, clients send a tools/list request; the response is a ListToolsResult, valid against the schema (the source of truth for all protocol messages).' },
   async run(t) {
     const walk = await t.ctx.tools();
     for (const page of walk.pages) {
@@ -48,8 +47,8 @@ export const deterministicOrder = defineCheck({
   title: 'tools/list returns the tools in the same order every time',
   level: 'SHOULD',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Capabilities' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Capabilities' },
+  quote:
     'Servers SHOULD return tools in a deterministic order (the same ordering across requests when the underlying set of tools has not changed).',
   async run(t) {
     const first = await fullWalk(t);
@@ -67,8 +66,8 @@ export const stableAcrossConnections = defineCheck({
   title: 'a fresh connection sees the same set of tools',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Capabilities' },
-  requirement: 'The set of tools MUST NOT vary per-connection or as a side effect of other requests on the connection.',
+  spec: { revision: 'draft', page: 'server/tools', section: 'Capabilities' },
+  quote: 'The set of tools MUST NOT vary per-connection or as a side effect of other requests on the connection.',
   async run(t) {
     const first = await fullWalk(t);
     const fresh = await fullWalk(t, 'fresh');
@@ -86,12 +85,12 @@ export const stableAcrossConnections = defineCheck({
 
 export const uniqueNames = defineCheck({
   id: 'tools-list/unique-names',
-  revisions: BOTH_ERAS,
   title: 'tool names are unique within the server',
   level: 'SHOULD',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Tool Names' },
-  requirement: 'Tool names SHOULD be unique within a server.',
+  spec: { revision: 'draft', page: 'server/tools', section: 'Tool Names' },
+  quote: 'Tool names SHOULD be unique within a server.',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Tool Names' } },
   async run(t) {
     const walk = await fullWalk(t);
     // Two different tools under one name clash; the same tool delivered twice is
@@ -116,13 +115,13 @@ const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export const nameFormat = defineCheck({
   id: 'tools-list/name-format',
-  revisions: BOTH_ERAS,
   title: 'tool names are 1-128 characters of A-Z a-z 0-9 _ - .',
   level: 'SHOULD',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Tool Names' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Tool Names' },
+  quote:
     'Tool names SHOULD be between 1 and 128 characters; A-Z, a-z, 0-9, underscore, hyphen and dot SHOULD be the only allowed characters.',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Tool Names' } },
   perTool: {
     async run(t, tool) {
       const name = tool.name;
@@ -136,13 +135,13 @@ export const nameFormat = defineCheck({
 
 export const inputSchemaValid = defineCheck({
   id: 'tools-list/input-schema-valid',
-  revisions: BOTH_ERAS,
   title: 'every inputSchema is a valid JSON Schema object schema of its dialect',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Tool' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Tool' },
+  quote:
     'inputSchema MUST be a valid JSON Schema object (not null), valid according to its declared or default (2020-12) dialect, with type "object" at the root.',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Tool' } },
   perTool: {
     async run(t, tool) {
       const schema = tool.inputSchema as JsonObject | undefined;
@@ -157,12 +156,12 @@ export const inputSchemaValid = defineCheck({
 
 export const outputSchemaValid = defineCheck({
   id: 'tools-list/output-schema-valid',
-  revisions: BOTH_ERAS,
   title: 'every outputSchema is a valid JSON Schema of its dialect',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Output Schema' },
-  requirement: 'Schemas MUST be valid according to their declared or default dialect (outputSchema follows the JSON Schema usage rules).',
+  spec: { revision: 'draft', page: 'server/tools', section: 'Output Schema' },
+  quote: 'Schemas MUST be valid according to their declared or default dialect (outputSchema follows the JSON Schema usage rules).',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Output Schema' } },
   perTool: {
     appliesTo: (tool) => tool.outputSchema !== undefined,
     noneReason: 'no listed tool has an outputSchema',
@@ -180,8 +179,8 @@ export const xMcpHeader = defineCheck({
   title: 'x-mcp-header annotations meet their constraints',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'x-mcp-header' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'x-mcp-header' },
+  quote:
     'x-mcp-header values MUST be non-empty RFC 9110 tokens without control characters, case-insensitively unique, on statically reachable integer, string or boolean parameters.',
   perTool: {
     appliesTo: (tool) => findHeaderAnnotations(tool.inputSchema).length > 0,

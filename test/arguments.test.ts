@@ -17,7 +17,7 @@ import { parseReplay } from '../suites/args/calls.js';
 import { explore, SHRINK_BUDGET } from '../suites/args/explore.js';
 import { validArguments } from '../suites/args/generate.js';
 import { mutantsOf } from '../suites/args/mutate.js';
-import type { RunResult } from '../suites/model.js';
+import type { RunResult } from '../model/results.js';
 // The reference server's catalogue: real tool schemas to generate for.
 import { buildCatalogue } from '../fixtures/servers/reference/tools.js';
 import { referenceCommand, runCli, tempDir } from './helpers.js';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../suites/model.js';
+import type { RunResult } from '../model/results.js';
 import { freePort, HOSTILE, processesWith, REFERENCE, referenceCommand, runCli, tempDir } from './helpers.js';
 
 function reportsIn(dir: string) {

@@ -14,12 +14,14 @@ import { runConformance, type RunOptions } from '../engine/run.js';
 import { legacyClientProfile, SAMPLING_TEXT } from '../harness/legacy.js';
 import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
-import { Session, type JsonObject } from '../harness/session.js';
+import { Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
-import type { RunResult, TransportKind } from '../suites/model.js';
+import type { RunResult } from '../model/results.js';
 import { renderConsole, renderJUnit } from '../render/index.js';
 import { describeRun, freePort, referenceCommand, runCli, tempDir } from './helpers.js';
 import { join } from 'node:path';
+import type { JsonObject } from '../model/json.js';
+import type { TransportKind } from '../model/wire.js';
 
 /** One cheap check that applies to both eras: the runs here are about the opening, not the verdicts. */
 const CHEAP = ['tools-list/unique-names'];

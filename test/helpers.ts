@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import type { CheckResult, RunResult, Verdict } from '../suites/model.js';
+import type { CheckResult, RunResult, Verdict } from '../model/results.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const REFERENCE = join(ROOT, 'fixtures/servers/reference/server.js');

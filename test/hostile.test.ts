@@ -12,7 +12,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { runConformance, type RunOptions } from '../engine/run.js';
 import { renderConsole, writeReports } from '../render/index.js';
-import type { CheckResult, RunResult, SubjectResult } from '../suites/model.js';
+import type { CheckResult, RunResult, SubjectResult } from '../model/results.js';
 import { CLI, freePort, HOSTILE, processesWith, ROOT, tempDir } from './helpers.js';
 
 const SERVER = join(HOSTILE, 'hostile.js');

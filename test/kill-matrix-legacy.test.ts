@@ -9,8 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
-import type { RunResult, TransportKind } from '../suites/model.js';
+import type { RunResult } from '../model/results.js';
 import { brokenChecks, describeRun, freePort, referenceCommand } from './helpers.js';
+import type { TransportKind } from '../model/wire.js';
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
   const base = { spec: '2025-11-25', requestTimeoutMs: 5000, seed: 20261130 };

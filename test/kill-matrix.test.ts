@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../engine/config.js';
 import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
-import type { RunResult, TransportKind } from '../suites/model.js';
+import type { RunResult } from '../model/results.js';
 import { brokenChecks, describeRun, freePort, REFERENCE, referenceCommand, ROOT } from './helpers.js';
+import type { TransportKind } from '../model/wire.js';
 
 const breaks = execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n');
 /** The reference server's own fixture file: what generic probing cannot know (trigger, slow tool, capability tool, fixtures). */

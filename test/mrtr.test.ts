@@ -233,7 +233,7 @@ describe('tampering the server documents as harmless', () => {
     expect(findings.length).toBeGreaterThan(0);
     for (const f of findings) {
       expect(f.level).toBe('SHOULD');
-      expect(f.requirement).toMatch(/harmless/);
+      expect(f.actual).toMatch(/harmless/);
     }
     expect(result.exitCode).toBe(0);
   });

@@ -14,7 +14,7 @@ import { ProtocolSchema } from '../harness/schema.js';
 import { Session } from '../harness/session.js';
 import type { SendInfo, Transport, TransportSink } from '../harness/transport.js';
 import { walkList } from '../harness/walk.js';
-import type { CheckResult, RunResult } from '../suites/model.js';
+import type { CheckResult, RunResult } from '../model/results.js';
 import { describeRun, referenceCommand, ROOT, tempDir } from './helpers.js';
 // @ts-expect-error -- the reference server is plain JavaScript without type declarations
 import { buildCatalogue } from '../fixtures/servers/reference/tools.js';

@@ -20,11 +20,12 @@ import { runConformance, type RunOptions } from '../engine/run.js';
 import { legacyHandshake, SAMPLING_TEXT } from '../harness/legacy.js';
 import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
-import type { JsonObject, Session } from '../harness/session.js';
+import type { Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { overallVerdict } from '../render/text.js';
-import type { RunResult, Verdict } from '../suites/model.js';
+import type { RunResult, Verdict } from '../model/results.js';
 import { describeRun, freePort, ROOT } from './helpers.js';
+import type { JsonObject } from '../model/json.js';
 
 const require = createRequire(import.meta.url);
 const everythingPkg = require.resolve('@modelcontextprotocol/server-everything/package.json');

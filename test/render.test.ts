@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CheckResult, RunResult, SubjectResult, WireFrame } from '../suites/model.js';
-import { summarize } from '../suites/model.js';
+import type { CheckResult, RunResult, SubjectResult } from '../model/results.js';
+import { summarize } from '../model/results.js';
 import { renderConsole, renderJUnit, renderJson, safeClip, safeText, writeReports, xmlSafe } from '../render/index.js';
+import type { WireFrame } from '../model/wire.js';
 
 // ---------------------------------------------------------------------------
 // Fixtures

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runConformance } from '../engine/run.js';
-import type { RunResult } from '../suites/model.js';
+import type { RunResult } from '../model/results.js';
 import { describeRun, freePort, referenceCommand } from './helpers.js';
 
 function verdicts(run: RunResult): Record<string, string> {

@@ -16,12 +16,13 @@
 import picomatch from 'picomatch';
 import { AbortedError, HarnessError, RequestTimeoutError } from '../../harness/errors.js';
 import { continueRequest, INPUT_CAPABILITIES } from '../../harness/mrtr.js';
-import type { Exchange, JsonObject, Session } from '../../harness/session.js';
-import type { WireFrame } from '../model.js';
+import type { Exchange, Session } from '../../harness/session.js';
 import type { SuiteContext } from '../check.js';
 import { validArguments, type ValidPlan } from './generate.js';
 import type { Mutant } from './mutate.js';
 import { stableJson } from './schema.js';
+import type { JsonObject } from '../../model/json.js';
+import type { WireFrame } from '../../model/wire.js';
 
 export type Purpose = 'valid' | 'invalid' | 'probe';
 

@@ -13,15 +13,15 @@
  */
 import fc from 'fast-check';
 import { VerdictSignal } from '../check.js';
-import type { WireFrame } from '../model.js';
 import type { CallRecord } from './calls.js';
+import type { WireFrame } from '../../model/wire.js';
 
 /** One thing wrong with a call, for the check that judged it. */
 export interface Problem {
   expected: string;
   actual: string;
-  /** Overrides the check's requirement sentence. */
-  requirement?: string;
+  /** The check's part this problem breaks (its own quote and level), instead of the main rule. */
+  part?: string;
   /** Frames beyond the call's own that show it (e.g. the follow-up request). */
   moreWire?: WireFrame[];
 }

@@ -15,7 +15,8 @@
  */
 import fc from 'fast-check';
 import { generateSync } from 'json-schema-faker';
-import { atPointer, compileSchema, isObject, localRef, stableJson, type CompiledSchema, type SchemaNode } from './schema.js';
+import { atPointer, compileSchema, localRef, stableJson, type CompiledSchema, type SchemaNode } from './schema.js';
+import { isObject } from '../../model/json.js';
 
 /** Candidates sampled to measure how many values satisfy the schema. */
 export const SAMPLE_SIZE = 60;

@@ -12,7 +12,8 @@
  * non-object: `arguments` that is not an object breaks the CallToolRequest
  * schema and is a protocol-level probe of its own.
  */
-import { cloneJson, isObject, localRef, atPointer, pointerJoin, stableJson, type CompiledSchema } from './schema.js';
+import { cloneJson, localRef, atPointer, pointerJoin, stableJson, type CompiledSchema } from './schema.js';
+import { isObject } from '../../model/json.js';
 
 export interface Mutant {
   /** The JSON Schema keyword the value breaks. */

@@ -6,10 +6,10 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ajvFor, checkJsonSchema, dialectOf, formatErrors, type AnyAjv, type Dialect } from '../../harness/jsonschema.js';
+import { isObject } from '../../model/json.js';
 
 export type SchemaNode = Record<string, unknown> | boolean;
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One reference token of a JSON pointer. */
 export function escapeToken(token: string | number): string {

@@ -1,5 +1,7 @@
 /**
- * The check and verdict model shared by every suite, the engine and the renderers.
+ * The verdict and result model shared by every layer: what checks produce,
+ * the engine assembles and the renderers read. Ground layer: imports nothing
+ * of the project but its sibling modules.
  *
  * A check is a spec-section test case: it names the page and section it
  * enforces, its requirement level, and a body that drives the server through
@@ -7,8 +9,10 @@
  * body saw into one verdict per subject.
  */
 
-/** Requirement level, as RFC 2119 words appear in the spec. */
-export type Level = 'MUST' | 'SHOULD' | 'MAY';
+import type { Level, SpecRef } from './spec.js';
+import type { Era, EraInfo, TransportKind, WireFrame } from './wire.js';
+
+export type { Level, SpecRef } from './spec.js';
 
 /**
  * pass: requirement met. fail: a MUST broken. warn: a SHOULD broken.
@@ -18,52 +22,6 @@ export type Level = 'MUST' | 'SHOULD' | 'MAY';
 export type Verdict = 'pass' | 'fail' | 'warn' | 'skip' | 'not-observed';
 
 export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'warn', 'skip', 'not-observed'];
-
-/** Where a requirement lives in the specification. */
-export interface SpecRef {
-  /** Page path below the revision folder, e.g. `server/tools`. */
-  page: string;
-  /** Section heading on that page, e.g. `Capabilities`. */
-  section: string;
-}
-
-export type TransportKind = 'stdio' | 'http';
-
-/**
- * Protocol era (basic/versioning "Terminology"): `modern` revisions carry
- * version, identity and capabilities on every request (2026-07-28 and
- * later); `legacy` ones open with an `initialize` handshake (2025-11-25).
- */
-export type Era = 'modern' | 'legacy';
-
-/** How a run came to speak the era it spoke. */
-export interface EraInfo {
-  era: Era;
-  /** `forced`: by --spec; `detected`: by probing the server as the spec tells a dual-era client to. */
-  how: 'forced' | 'detected';
-  /** One line: what the server did that settled it. */
-  evidence: string;
-  /** Legacy: the protocol version the server answered `initialize` with. */
-  negotiatedVersion?: string;
-}
-
-/** One frame on the wire, in either direction, as the session saw it. */
-export interface WireFrame {
-  /** Monotonic sequence number within one connection. */
-  seq: number;
-  /** Milliseconds since the run started. */
-  at: number;
-  /** `out`: the suite sent it; `in`: the server sent it. */
-  dir: 'in' | 'out';
-  /** Which connection (1 = the primary one). */
-  connection: number;
-  /** The text as sent or received, secrets redacted, possibly truncated. */
-  text: string;
-  /** Set when `text` was shortened for the log. */
-  truncated?: boolean;
-  /** HTTP details for frames carried over Streamable HTTP. */
-  http?: { status?: number; contentType?: string; stream?: boolean; requestId?: string | number };
-}
 
 /** What a failed or warned requirement looked like. */
 export interface Finding {
@@ -109,8 +67,9 @@ export interface CheckInfo {
   area: string;
   title: string;
   level: Level;
+  /** Where the rule lives, in the revision of the era the result is for. */
   spec: SpecRef;
-  /** The requirement sentence this check enforces. */
+  /** The rule's sentence(s), verbatim from that section (the Requirement a report shows). */
   requirement: string;
   /** Transports the check applies to (default: both). */
   transports: TransportKind[];

@@ -11,13 +11,15 @@
  */
 import fc from 'fast-check';
 import { checkJsonSchema, formatErrors } from '../harness/jsonschema.js';
-import type { Exchange, JsonObject } from '../harness/session.js';
+import type { Exchange } from '../harness/session.js';
 import { argumentRun, type ArgumentRun, type CallRecord } from './args/calls.js';
 import { explore, type Exploration, type Problem } from './args/explore.js';
 import type { ValidPlan } from './args/generate.js';
 import { mutantsOf, type Mutant } from './args/mutate.js';
 import { stableJson } from './args/schema.js';
 import { defineCheck, show, type Probe } from './check.js';
+import type { JsonObject } from '../model/json.js';
+import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
 
 type Judge<T> = (record: CallRecord, value: T) => Problem[] | undefined;
 
@@ -70,7 +72,7 @@ function conclude<T>(
         expected: p.expected,
         actual: [p.actual, `Call: ${callText(f.record)}`, ...(extra ? [`Breaks: ${extra}`] : []), `Case: ${how}`].join('\n'),
         wire: [...f.record.frames, ...(p.moreWire ?? [])],
-        ...(p.requirement ? { requirement: p.requirement } : {}),
+        ...(p.part ? { part: p.part } : {}),
         replay: { check: t.check.id, tool: String(tool.name), seed: f.seed, path: f.path },
       });
     }
@@ -191,8 +193,8 @@ export const validResult = defineCheck({
   title: 'a call with valid arguments is answered with a valid result, never a JSON-RPC error',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Calling Tools' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Calling Tools' },
+  quote:
     'A tools/call with arguments valid against the inputSchema is answered with a CallToolResult (resultType "complete", or "input_required"), valid against the schema; tool failures are reported in the result with isError: true, protocol errors are for unknown tools, malformed requests and server errors.',
   perTool: {
     async run(t, tool) {
@@ -273,8 +275,8 @@ export const contentBlocks = defineCheck({
   title: 'content blocks of tool results are well-formed',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Tool Result' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Tool Result' },
+  quote:
     'Each content item is a valid content block: image and audio carry base64-encoded data and a mimeType, resource links a uri and a name, embedded resources their contents (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource).',
   perTool: {
     async run(t, tool) {
@@ -300,8 +302,8 @@ export const structuredContentPresent = defineCheck({
   title: 'a tool with an outputSchema returns structuredContent',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Output Schema' },
-  requirement: 'If an output schema is provided, servers MUST provide structured results (structuredContent) that conform to this schema.',
+  spec: { revision: 'draft', page: 'server/tools', section: 'Output Schema' },
+  quote: 'If an output schema is provided, servers MUST provide structured results (structuredContent) that conform to this schema.',
   perTool: {
     appliesTo: hasOutputSchema,
     noneReason: 'no listed tool has an outputSchema',
@@ -327,8 +329,8 @@ export const structuredContentValid = defineCheck({
   title: 'structuredContent conforms to the outputSchema',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Output Schema' },
-  requirement: 'If an output schema is provided, servers MUST provide structured results that conform to this schema.',
+  spec: { revision: 'draft', page: 'server/tools', section: 'Output Schema' },
+  quote: 'If an output schema is provided, servers MUST provide structured results that conform to this schema.',
   perTool: {
     appliesTo: hasOutputSchema,
     noneReason: 'no listed tool has an outputSchema',
@@ -375,8 +377,8 @@ export const structuredContentText = defineCheck({
   title: 'structuredContent is also returned as serialized JSON in a text block',
   level: 'SHOULD',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Structured Content' },
-  requirement: 'For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.',
+  spec: { revision: 'draft', page: 'server/tools', section: 'Structured Content' },
+  quote: 'For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.',
   perTool: {
     appliesTo: hasOutputSchema,
     noneReason: 'no listed tool has an outputSchema',
@@ -408,8 +410,8 @@ export const invalidRejected = defineCheck({
   title: 'a call with invalid arguments is rejected, never answered as a success',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Security Considerations' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Security Considerations' },
+  quote:
     'Servers MUST validate all tool inputs: a call whose arguments fail the inputSchema is rejected (a result with isError: true, or a JSON-RPC error), never executed as a success.',
   perTool: {
     async run(t, tool) {
@@ -430,15 +432,15 @@ export const invalidNoInternalError = defineCheck({
   title: 'invalid arguments are rejected by validation, not by an internal error',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Security Considerations' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Security Considerations' },
+  quote:
     'Servers MUST validate all tool inputs: invalid arguments are caught by validation, not passed on until the server fails with -32603 Internal error.',
   perTool: {
     async run(t, tool) {
       await exploreInvalid(t, tool, (rec) => {
         const ex = rec.exchange;
         if (!ex) return undefined;
-        if (ex.error?.code !== -32603) return [];
+        if (ex.error?.code !== ERROR_CODES.INTERNAL_ERROR) return [];
         return [
           {
             expected: 'a validation error: a result with isError: true (or an Invalid params error)',
@@ -455,8 +457,8 @@ export const keepsServing = defineCheck({
   title: 'every invalid call is answered and the server keeps serving',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'basic/index', section: 'Responses' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/index', section: 'Responses' },
+  quote:
     'Responses are sent in reply to requests: an invalid tools/call gets a response like any other request (servers MUST validate all tool inputs), and the server goes on serving (a following tools/list is answered).',
   perTool: {
     async run(t, tool) {
@@ -481,15 +483,14 @@ export const keepsServing = defineCheck({
   },
 });
 
-const PROTOCOL_CODES = new Set([-32020, -32021, -32022]);
 
 export const validationErrorCategory = defineCheck({
   id: 'tools-call/validation-error-category',
   title: 'invalid arguments are reported as a tool execution error (isError), not a protocol error',
   level: 'SHOULD',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Error Handling' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Error Handling' },
+  quote:
     'Error Handling sorts input validation errors among tool execution errors, reported in tool results with isError: true (so the model can self-correct); protocol errors (JSON-RPC errors) are for unknown tools, malformed requests and server errors.',
   perTool: {
     async run(t, tool) {
@@ -498,7 +499,7 @@ export const validationErrorCategory = defineCheck({
         if (!ex) return undefined;
         const code = ex.error?.code;
         // -32603 is judged by tools-call/invalid-no-internal-error; -32020..-32022 are transport and version conditions.
-        if (!ex.error || code === -32603 || PROTOCOL_CODES.has(code as number)) return [];
+        if (!ex.error || code === ERROR_CODES.INTERNAL_ERROR || MCP_DEFINED_CODES.has(code as number)) return [];
         return [
           {
             expected:
@@ -550,8 +551,8 @@ export const protocolErrorCategory = defineCheck({
   title: 'unknown tools and malformed calls are answered with JSON-RPC errors, not isError results',
   level: 'SHOULD',
   capability: 'tools',
-  spec: { page: 'server/tools', section: 'Error Handling' },
-  requirement:
+  spec: { revision: 'draft', page: 'server/tools', section: 'Error Handling' },
+  quote:
     'Error Handling sorts unknown tools and malformed requests (failing the CallToolRequest schema) among protocol errors, returned as standard JSON-RPC errors; a result with isError: true is the other category (tool execution errors).',
   async run(t) {
     const probes = await allProbes(t);
@@ -584,9 +585,16 @@ export const errorResponseShape = defineCheck({
   title: 'JSON-RPC errors to tools/call carry the request id and a permitted integer code',
   level: 'MUST',
   capability: 'tools',
-  spec: { page: 'basic/index', section: 'Error Responses' },
-  requirement:
+  spec: { revision: 'draft', page: 'basic/index', section: 'Error Responses' },
+  quote:
     'Error responses MUST include the same ID as the request they correspond to; error codes MUST be integers; implementations MUST NOT emit codes from -32020..-32099 the specification does not define, nor the retired -32002.',
+  parts: {
+    answered: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/index', section: 'Responses' },
+      quote: 'Responses are sent in reply to requests (JSON-RPC 2.0).',
+    },
+  },
   async run(t) {
     const probes = await allProbes(t);
     const records = argumentRun(t.ctx).records;
@@ -597,7 +605,7 @@ export const errorResponseShape = defineCheck({
           expected: 'a response to the request',
           actual: `no answer: ${rec.noAnswer}\nCall: ${callText(rec)}`,
           wire: rec.frames,
-          requirement: 'Responses are sent in reply to requests (JSON-RPC 2.0).',
+          part: 'answered',
         });
         continue;
       }
@@ -629,8 +637,8 @@ function errorProblems(ex: Exchange): Problem[] {
   const err = ex.response!.error as JsonObject | undefined;
   const code = err?.code;
   if (typeof code !== 'number' || !Number.isInteger(code)) out.push({ expected: 'an integer error code', actual: `code ${show(code)}` });
-  else if (code === -32002) out.push({ expected: 'no retired code (-32002 was replaced by -32602)', actual: `code -32002 ${show(err?.message)}` });
-  else if (code <= -32020 && code >= -32099 && !PROTOCOL_CODES.has(code)) {
+  else if (code === ERROR_CODES.RETIRED_RESOURCE_NOT_FOUND) out.push({ expected: 'no retired code (-32002 was replaced by -32602)', actual: `code -32002 ${show(err?.message)}` });
+  else if (inMcpReservedRange(code) && !MCP_DEFINED_CODES.has(code)) {
     out.push({
       expected: 'no code from -32020..-32099 other than the defined -32020, -32021, -32022',
       actual: `code ${code} ${show(err?.message)}`,
@@ -642,7 +650,7 @@ function errorProblems(ex: Exchange): Problem[] {
   return out;
 }
 
-export const argumentChecks = [
+export const toolsCallChecks = [
   validResult,
   contentBlocks,
   structuredContentPresent,

@@ -1,0 +1,101 @@
+/**
+ * The per-request _meta contract (basic/index "_meta", "Statelessness"): every
+ * request carries its own protocol version, capabilities and identity.
+ */
+import { CLIENT_INFO, wireVersion } from '../harness/protocol.js';
+import { ERROR_CODES } from '../model/error-codes.js';
+import type { JsonObject } from '../model/json.js';
+import { defineCheck, describeAnswer, show } from './check.js';
+import { attempt, expectBadRequest, probeMethods } from './requests.js';
+
+const { INVALID_PARAMS, HEADER_MISMATCH, MISSING_CAPABILITY } = ERROR_CODES;
+
+export const requiredFields = defineCheck({
+  id: 'meta/required-fields',
+  title: 'a request without a required _meta field is rejected with -32602',
+  level: 'MUST',
+  spec: { revision: 'draft', page: 'basic/index', section: '_meta' },
+  quote:
+    'A request missing any required field (io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities) is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request.',
+  async run(t) {
+    const version = wireVersion(t.ctx.revision);
+    for (const method of probeMethods(t)) {
+      for (const field of ['protocolVersion', 'clientCapabilities'] as const) {
+        // On HTTP the MCP-Protocol-Version header is still sent: only the body lacks the field.
+        const ex = await attempt(t.session, method, {}, { meta: { omit: [field] }, headerVersion: version });
+        const what = `${method} without _meta ${field}`;
+        if (typeof ex === 'string') {
+          t.expect(false, { expected: `${what}: JSON-RPC error -32602`, actual: ex });
+          continue;
+        }
+        // A body without the version next to a header with one is also a header/body disagreement.
+        const accepted: number[] = field === 'protocolVersion' && t.ctx.transport === 'http' ? [INVALID_PARAMS, HEADER_MISMATCH] : [INVALID_PARAMS];
+        if (ex.error?.code === HEADER_MISMATCH) t.note(`${what}`, 'answered -32020 (header and body disagree)');
+        if (
+          !t.expect(!!ex.error && accepted.includes(ex.error.code as number), {
+            expected: `${what}: JSON-RPC error ${accepted.join(' or ')}`,
+            actual: describeAnswer(ex),
+            wire: ex,
+          })
+        ) {
+          continue;
+        }
+        expectBadRequest(t, ex);
+      }
+    }
+  },
+});
+
+export const clientInfoOptional = defineCheck({
+  id: 'meta/client-info-optional',
+  title: 'a request without the optional clientInfo is served',
+  level: 'MUST',
+  spec: { revision: 'draft', page: 'basic/index', section: '_meta' },
+  quote:
+    'io.modelcontextprotocol/clientInfo is not a required per-request field; only a request missing a required field is malformed and rejected.',
+  async run(t) {
+    for (const method of probeMethods(t)) {
+      const ex = await attempt(t.session, method, {}, { meta: { omit: ['clientInfo'] } });
+      if (typeof ex === 'string') {
+        t.expect(false, { expected: `${method} without clientInfo answered normally`, actual: ex });
+        continue;
+      }
+      t.expect(!ex.error, {
+        expected: `${method} without _meta clientInfo answered with a result`,
+        actual: describeAnswer(ex),
+        wire: ex,
+      });
+    }
+  },
+});
+
+export const missingCapability = defineCheck({
+  id: 'meta/missing-capability',
+  title: 'a request needing an undeclared client capability gets -32021 naming it',
+  level: 'MUST',
+  spec: { revision: 'draft', page: 'basic/index', section: '_meta' },
+  quote:
+    'If processing a request requires a capability the client did not include in io.modelcontextprotocol/clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the missing capabilities. On HTTP, the response status MUST be 400 Bad Request.',
+  async run(t) {
+    const tool = t.ctx.config.capabilityTool;
+    if (!tool) return t.notObserved('no capabilityTool in the configuration file: the suite knows no request that needs a client capability');
+    const ex = await attempt(t.session, 'tools/call', { name: tool.name, arguments: tool.arguments ?? {} }, { meta: { capabilities: {} } });
+    if (typeof ex === 'string') {
+      t.expect(false, { expected: 'JSON-RPC error -32021', actual: ex });
+      return;
+    }
+    if (!t.expect(ex.error?.code === MISSING_CAPABILITY, { expected: `tools/call ${tool.name} with no client capabilities: JSON-RPC error -32021`, actual: describeAnswer(ex), wire: ex })) return;
+    const required = (ex.error!.data as JsonObject | undefined)?.requiredCapabilities as JsonObject | undefined;
+    t.note('requiredCapabilities', required);
+    const missing = tool.requires.filter((c) => !(required && typeof required === 'object' && c in required));
+    t.expect(missing.length === 0, {
+      expected: `data.requiredCapabilities naming ${tool.requires.join(', ')}`,
+      actual: `data ${show(ex.error!.data)}`,
+      wire: ex,
+    });
+    expectBadRequest(t, ex);
+  },
+});
+
+
+export const metaChecks = [requiredFields, clientInfoOptional, missingCapability];
