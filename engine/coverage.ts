@@ -75,11 +75,21 @@ export const OVERLAP_WORDS = 8;
 /** The reviewed exclusions file, at the package root beside spec/. */
 export const EXCLUSIONS_FILE = join(packageRoot(), 'coverage', 'exclusions.yaml');
 
-export type ExclusionKind = 'client' | 'unobservable' | 'restated' | 'permission';
+/**
+ * client: addressed to the client (or to whoever sends requests, which in the
+ * modern era is the client); unobservable: a client cannot see whether the
+ * server keeps it (the reason says why); restated: repeats a rule whose home
+ * is another sentence, counted there; out-of-scope: addressed to
+ * intermediaries or to custom transports, or rests on the authorization
+ * spec, none of which the suite tests; permission: a MAY (rule 4, never in
+ * the file).
+ */
+export type ExclusionKind = 'client' | 'unobservable' | 'restated' | 'out-of-scope' | 'permission';
 
 /** One entry of the exclusions file. */
 export interface Exclusion {
   revision: SpecRevision;
+  /** A page of COVERAGE_PAGES, or `*` for every page of the revision. */
   page: string;
   /** Only sentences under this heading (or a heading below it). */
   section?: string;
@@ -134,7 +144,7 @@ export interface CoverageReport {
   unusedExclusions: Exclusion[];
 }
 
-const KINDS: readonly ExclusionKind[] = ['client', 'unobservable', 'restated', 'permission'];
+const KINDS: readonly ExclusionKind[] = ['client', 'unobservable', 'restated', 'out-of-scope'];
 
 /** Reads and validates the exclusions file. */
 export function loadExclusions(path = EXCLUSIONS_FILE): Exclusion[] {
@@ -149,6 +159,7 @@ export function loadExclusions(path = EXCLUSIONS_FILE): Exclusion[] {
       if (!Array.isArray(entries)) throw new Error(`${path}: ${revision} ${page}: expected a list of entries`);
       entries.forEach((raw: Record<string, unknown>, i) => {
         const e = { revision: revision as SpecRevision, page, ...raw } as Exclusion;
+        if (page !== '*' && !COVERAGE_PAGES[revision as SpecRevision].includes(page)) throw new Error(`${where(revision, page, i)}: ${page} is not a page in scope`);
         if (!KINDS.includes(e.kind)) throw new Error(`${where(revision, page, i)}: kind must be one of ${KINDS.join(', ')}`);
         if (typeof e.reason !== 'string' || !e.reason.trim()) throw new Error(`${where(revision, page, i)}: every exclusion gives its reason`);
         if (!e.match === !e.pattern) throw new Error(`${where(revision, page, i)}: give exactly one of match or pattern`);
@@ -187,16 +198,36 @@ export function quoteCovers(part: string, sentence: string): boolean {
 }
 
 const KEYWORD = /\b(?:MUST NOT|MUST|REQUIRED|SHALL NOT|SHALL|SHOULD NOT|SHOULD|NOT RECOMMENDED|RECOMMENDED|MAY|OPTIONAL)\b/g;
-const PARTY = /\b(?:(servers?)|(clients?|hosts?|applications?))\b/gi;
+const PARTY = /\b(?:(servers?)|(clients?|hosts?|applications?))\b(?!-)/gi;
 
-/** Who a sentence's keywords are addressed to: per keyword, the nearest party named before it (else the one before). */
+function firstParty(text: string): Party | undefined {
+  const m = PARTY.exec(text);
+  PARTY.lastIndex = 0;
+  return m ? (m[1] ? 'server' : 'client') : undefined;
+}
+
+/**
+ * Who a sentence's keywords are addressed to. Per keyword, in order: the
+ * party named right before it ("Server MUST", "the client MUST"); both, when the clause before
+ * it names both ("Clients and servers MUST", "Both parties SHOULD"); the
+ * first party named in that clause ("If the server fails, the client MUST":
+ * the client; "A server that does not support such clients MUST": the
+ * server); the previous keyword's party; the first party named anywhere
+ * before it; else either. A sentence is a client rule when every keyword is
+ * the client's alone.
+ */
 export function partyOf(text: string): Party {
   const parties: Party[] = [];
   let from = 0;
-  let last: Party = 'either';
+  let previous: Party | undefined;
   for (const k of text.matchAll(KEYWORD)) {
-    for (const p of text.slice(from, k.index).matchAll(PARTY)) last = p[1] ? 'server' : 'client';
-    parties.push(last);
+    const before = text.slice(0, k.index);
+    const clause = before.slice(from).split(/[,;:—–)]/).pop() ?? '';
+    const adjacent = /(?:\b(?:[Tt]he|[Aa]n?)\s+(?:(servers?)|(clients?|hosts?|applications?))|\b(?:(Servers?)|(Clients?|Hosts?|Applications?)))\s*$/.exec(clause);
+    const both = /\b(?:clients? (?:and|or) servers?|servers? (?:and|or) clients?|both parties)\b/i.test(clause);
+    const party: Party = adjacent ? (adjacent[1] || adjacent[3] ? 'server' : 'client') : both ? 'server' : (firstParty(clause) ?? previous ?? firstParty(before) ?? 'either');
+    parties.push(party);
+    previous = party;
     from = k.index! + k[0].length;
   }
   if (parties.length && parties.every((p) => p === 'client')) return 'client';
@@ -277,7 +308,7 @@ export function coverage(opts: CoverageOptions): CoverageReport {
       status: 'uncovered',
       checks: [],
     }));
-    const pageExclusions = exclusions.filter((e) => e.page === page);
+    const pageExclusions = exclusions.filter((e) => e.page === page || e.page === '*');
     for (const s of sentences) judge(s, cites.get(`${opts.revision}/${page}`) ?? [], pageExclusions, used);
     const count = (st: Status) => sentences.filter((s) => s.status === st).length;
     return { revision: opts.revision, page, found: text !== undefined, covered: count('covered'), excluded: count('excluded'), uncovered: count('uncovered'), sentences };

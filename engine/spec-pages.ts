@@ -175,7 +175,8 @@ export function sentencesOf(text: string): string[] {
 
 interface Block {
   sections: string[];
-  kind: 'para' | 'item' | 'row';
+  /** `break`: a heading or a code fence, which ends any list and its lead-in. */
+  kind: 'para' | 'item' | 'row' | 'break';
   /** A list item's indentation. */
   indent: number;
   text: string;
@@ -191,7 +192,7 @@ function blocksOf(markdown: string): Block[] {
   let fence = false;
   let current: Block | undefined;
   const flush = () => {
-    if (current && current.text.trim()) blocks.push(current);
+    if (current && plain(current.text)) blocks.push(current);
     current = undefined;
   };
   const sections = () => path.map((p) => p.heading);
@@ -199,12 +200,14 @@ function blocksOf(markdown: string): Block[] {
     if (/^\s*(```|~~~)/.test(line)) {
       flush();
       fence = !fence;
+      blocks.push({ sections: sections(), kind: 'break', indent: 0, text: '' });
       continue;
     }
     if (fence) continue;
     const head = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
     if (head) {
       flush();
+      blocks.push({ sections: sections(), kind: 'break', indent: 0, text: '' });
       const depth = head[1]!.length;
       while (path.length && path[path.length - 1]!.depth >= depth) path.pop();
       path.push({ depth, heading: plain(head[2]!) });
@@ -251,6 +254,7 @@ export function keywordSentences(markdown: string): SpecSentence[] {
   };
   for (const block of blocksOf(markdown)) {
     close(block.kind === 'item' ? block.indent : -1);
+    if (block.kind === 'break') continue;
     const sentences = sentencesOf(plain(block.text));
     const section = block.sections[block.sections.length - 1] ?? '';
     const base = { section, sections: block.sections };
@@ -265,7 +269,6 @@ export function keywordSentences(markdown: string): SpecSentence[] {
         const sentence: SpecSentence | undefined = level ? { ...base, text, lead, level } : undefined;
         if (last && text.endsWith(':')) stack.push({ indent: block.indent, text, sentence, used: false });
         else if (sentence) out.push(sentence);
-        if (!last || !text.endsWith(':')) stack.push({ indent: block.indent, text: sentences[sentences.length - 1]!, used: true });
         return;
       }
       const sentence: SpecSentence | undefined = own ? { ...base, text, level: own } : undefined;
@@ -274,8 +277,12 @@ export function keywordSentences(markdown: string): SpecSentence[] {
         return;
       }
       if (sentence) out.push(sentence);
-      if (last && block.kind === 'item') stack.push({ indent: block.indent, text, used: true });
     });
+    // An item encloses the items indented below it (shown as their lead-in).
+    const top = stack[stack.length - 1];
+    if (block.kind === 'item' && sentences.length && !(top && top.indent === block.indent)) {
+      stack.push({ indent: block.indent, text: sentences[sentences.length - 1]!, used: true });
+    }
   }
   close(-1);
   return out;
