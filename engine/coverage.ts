@@ -11,8 +11,8 @@
  *    `citationsOf`) on the same revision and page, whose section is the
  *    sentence's section or one enclosing it, has a quote part (quotes join
  *    non-adjacent sentences with ' … ') that contains the sentence, is
- *    contained in it, or shares a run of OVERLAP_WORDS consecutive words with
- *    it (case and markdown ignored);
+ *    contained in it and carries an RFC 2119 keyword, or shares a run of
+ *    OVERLAP_WORDS consecutive words with it (case and markdown ignored);
  * 2. excluded, client: every keyword of the sentence is addressed to a client
  *    (the nearest party named before the keyword is the client, the host or
  *    the application); or an entry of the exclusions file says so;
@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { packageRoot } from '../harness/paths.js';
 import { citationsOf, type Check } from '../suites/check.js';
-import type { Level, SpecRevision } from '../model/spec.js';
+import { strongestLevel, type Level, type SpecRevision } from '../model/spec.js';
 import { findQuote, keywordSentences, pageText, plain, QUOTE_GAP, specSource, type SpecSentence, type SpecSource } from './spec-pages.js';
 
 /** The pages whose sentences the matrix counts, per revision. */
@@ -192,7 +192,9 @@ export function quoteCovers(part: string, sentence: string): boolean {
   const q = norm(part);
   const s = norm(sentence);
   if (!q || !s) return false;
-  if (q.includes(s) || s.includes(q)) return true;
+  if (q.includes(s)) return true;
+  // A fragment of the sentence covers it when it carries a keyword (the quote test demands one of every quote anyway).
+  if (s.includes(q)) return strongestLevel(plain(part)) !== undefined;
   const qRuns = new Set(runs(part, OVERLAP_WORDS));
   return runs(sentence, OVERLAP_WORDS).some((r) => qRuns.has(r));
 }

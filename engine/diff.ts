@@ -16,6 +16,7 @@ export const VERDICT_ORDER: readonly Verdict[] = ['pass', 'skip', 'not-observed'
 const rank = (v: Verdict | undefined) => (v === undefined ? -1 : VERDICT_ORDER.indexOf(v));
 
 export interface VerdictChange {
+  /** For results holding more than one era (`--spec all`): which. */
   era?: string;
   check: string;
   subject: string;
@@ -62,6 +63,8 @@ export function diffRuns(before: RunResult, after: RunResult): VerdictChange[] {
   const a = entries(before);
   const b = entries(after);
   const changes: VerdictChange[] = [];
+  // Name the era only where a run holds more than one (`--spec all`).
+  const multiEra = !!(before.eras?.length || after.eras?.length);
   for (const key of new Set([...a.keys(), ...b.keys()])) {
     const x = a.get(key);
     const y = b.get(key);
@@ -70,7 +73,7 @@ export function diffRuns(before: RunResult, after: RunResult): VerdictChange[] {
     if (was === now) continue;
     const any = (y ?? x)!;
     changes.push({
-      ...(any.era ? { era: any.era } : {}),
+      ...(any.era && multiEra ? { era: any.era } : {}),
       check: any.check.id,
       subject: any.result.subject,
       ...(was ? { before: was } : {}),
@@ -79,13 +82,13 @@ export function diffRuns(before: RunResult, after: RunResult): VerdictChange[] {
       ...(y && detailOf(y.result) ? { detail: detailOf(y.result) } : {}),
     });
   }
-  // Worse first; then the worst later verdict (gone counts as worst but fail); then the biggest drop; then by id.
+  // Worse first; then the worst later verdict (gone counts as worst but fail); then the biggest drop (or gain); then by id.
   const severity = (v: Verdict | undefined) => (v === undefined ? VERDICT_ORDER.length - 1.5 : rank(v));
   return changes.sort(
     (p, q) =>
       Number(q.worse) - Number(p.worse) ||
       severity(q.after) - severity(p.after) ||
-      severity(p.before) - severity(q.before) ||
+      (p.worse ? severity(p.before) - severity(q.before) : severity(q.before) - severity(p.before)) ||
       p.check.localeCompare(q.check) ||
       p.subject.localeCompare(q.subject),
   );

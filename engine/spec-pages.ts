@@ -258,7 +258,9 @@ export function keywordSentences(markdown: string): SpecSentence[] {
     const sentences = sentencesOf(plain(block.text));
     const section = block.sections[block.sections.length - 1] ?? '';
     const base = { section, sections: block.sections };
-    const inherited = [...stack].reverse().find((s) => s.text.endsWith(':'));
+    // Only the immediate lead-in gives its keyword ("Servers MUST:" to its own items, not to items nested in them).
+    const parent = stack[stack.length - 1];
+    const inherited = parent?.text.endsWith(':') ? parent : undefined;
     const lead = stack.length ? stack.map((s) => s.text).join(' ') : undefined;
     sentences.forEach((text, i) => {
       const own = strongestLevel(text);
