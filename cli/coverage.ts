@@ -45,26 +45,37 @@ export function renderCoverage(r: CoverageReport, opts: { sentences?: boolean } 
   out += `\n${t.sentences} keyword sentences; ${t.covered} covered by a check, ${t.excluded} excluded (client rules, MAY permissions, the reviewed exclusions), ${t.uncovered} uncovered.\n`;
   out += `Share covered = covered / (covered + uncovered) = ${t.percent.toFixed(1)}%.\n`;
   if (!opts.sentences) out += 'Every sentence with its checks or its exclusion: --sentences (or --json).\n';
-  for (const e of r.unusedExclusions) out += `stale exclusion (matches no sentence): ${e.page}${e.section ? `#${e.section}` : ''} ${e.match ?? e.pattern}\n`;
+  for (const e of r.unusedExclusions)
+    out += `stale exclusion (matches no sentence): ${e.page}${e.section ? `#${e.section}` : ''} ${e.match ?? e.pattern}\n`;
   return out;
 }
 
 export function renderDrift(d: SpecDrift): string {
   let out = '';
-  out += d.staleQuotes.length ? `Checks whose quotes the spec no longer holds (${d.staleQuotes.length}):\n` : 'Every check quote is found verbatim in its section.\n';
+  out += d.staleQuotes.length
+    ? `Checks whose quotes the spec no longer holds (${d.staleQuotes.length}):\n`
+    : 'Every check quote is found verbatim in its section.\n';
   for (const q of d.staleQuotes) out += `  ${q.where}\n    ${q.problem}\n`;
-  out += d.newSentences.length ? `New keyword sentences no check covers (${d.newSentences.length}):\n` : 'No new keyword sentence is left uncovered.\n';
-  for (const s of d.newSentences) out += `  ${s.revision}/${s.page}#${s.section}  ${s.level}\n    ${s.lead ? `${s.lead} … ` : ''}${s.text}\n`;
+  out += d.newSentences.length
+    ? `New keyword sentences no check covers (${d.newSentences.length}):\n`
+    : 'No new keyword sentence is left uncovered.\n';
+  for (const s of d.newSentences)
+    out += `  ${s.revision}/${s.page}#${s.section}  ${s.level}\n    ${s.lead ? `${s.lead} … ` : ''}${s.text}\n`;
   return out;
 }
 
 export function coverageCommand(argv: string[]): Promise<number> {
   const cmd = new Command('mcp-conformance coverage')
-    .description('which server-side RFC 2119 sentences of the spec pages the checks enforce, which are excluded and why, which are uncovered')
+    .description(
+      'which server-side RFC 2119 sentences of the spec pages the checks enforce, which are excluded and why, which are uncovered',
+    )
     .addOption(new Option('--revision <revision>', 'the pages of this revision').choices(['draft', '2025-11-25']).default('draft'))
     .option('--json', 'the whole matrix as JSON')
     .option('--sentences', 'print every sentence with the checks that quote it or its exclusion')
-    .option('--spec-dir <path>', 'a spec working copy (docs/specification/<revision>/ and schema/) instead of the bundled pages; also lists stale quotes');
+    .option(
+      '--spec-dir <path>',
+      'a spec working copy (docs/specification/<revision>/ and schema/) instead of the bundled pages; also lists stale quotes',
+    );
   return runSubcommand<CoverageFlags>(cmd, argv, (opts) => {
     const source = specSource(opts.specDir);
     const report = coverage({ revision: opts.revision, checks: catalogue, source });

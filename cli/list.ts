@@ -60,7 +60,12 @@ export function describeCheck(c: Check) {
           parts: Object.fromEntries(
             Object.entries(c.parts).map(([name, p]) => [
               name,
-              { level: p.level, spec: p.spec, quote: p.quote, ...(p.legacy ? { legacy: { spec: p.legacy.spec, quote: p.legacy.quote ?? p.quote } } : {}) },
+              {
+                level: p.level,
+                spec: p.spec,
+                quote: p.quote,
+                ...(p.legacy ? { legacy: { spec: p.legacy.spec, quote: p.legacy.quote ?? p.quote } } : {}),
+              },
             ]),
           ),
         }
@@ -82,7 +87,12 @@ export function listCommand(argv: string[]): Promise<number> {
   const cmd = new Command('mcp-conformance list')
     .description('print the catalogue of checks with their spec references, levels and source files')
     .option('--check <id-or-glob>', "only matching checks, e.g. 'tools-list/*' (repeatable)", collect, [])
-    .option('--spec <[revision/]page[#section]>', "only checks citing this page or section, e.g. 'server/tools#Error Handling' (repeatable)", collect, [])
+    .option(
+      '--spec <[revision/]page[#section]>',
+      "only checks citing this page or section, e.g. 'server/tools#Error Handling' (repeatable)",
+      collect,
+      [],
+    )
     .option('--json', 'as JSON');
   return runSubcommand<ListFlags>(cmd, argv, (opts) => {
     const queries = opts.spec.map(parseSpecQuery);
@@ -90,13 +100,21 @@ export function listCommand(argv: string[]): Promise<number> {
       .map((c) => ({ c, cites: matching(c, queries) }))
       .filter(({ cites }) => queries.length === 0 || cites.length > 0);
     if (opts.json) {
-      process.stdout.write(`${JSON.stringify(picked.map(({ c }) => describeCheck(c)), null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify(
+          picked.map(({ c }) => describeCheck(c)),
+          null,
+          2,
+        )}\n`,
+      );
       return 0;
     }
     const width = Math.max(0, ...picked.map(({ c }) => c.id.length));
     for (const { c, cites } of picked) {
       const only = `${c.transports.length === 1 ? ` [${c.transports[0]} only]` : ''}${c.revisions.length === 1 ? ` [${c.revisions[0]} era only]` : ''}`;
-      process.stdout.write(`${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec.page}#${c.spec.section}${only}\n    ${c.title}\n    ${sourceFileOf(c) ?? '(source file unknown)'}\n`);
+      process.stdout.write(
+        `${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec.page}#${c.spec.section}${only}\n    ${c.title}\n    ${sourceFileOf(c) ?? '(source file unknown)'}\n`,
+      );
       for (const line of cites) process.stdout.write(`    cites ${line}\n`);
     }
     process.stdout.write(`${picked.length} checks\n`);

@@ -9,7 +9,11 @@ import { Command, CommanderError, type OptionValues } from 'commander';
 export type Subcommand = (argv: string[]) => Promise<number>;
 
 /** Parse `argv` with `cmd`, then run `act` on the parsed options and arguments. */
-export async function runSubcommand<O extends OptionValues>(cmd: Command, argv: string[], act: (opts: O, args: string[]) => Promise<number> | number): Promise<number> {
+export async function runSubcommand<O extends OptionValues>(
+  cmd: Command,
+  argv: string[],
+  act: (opts: O, args: string[]) => Promise<number> | number,
+): Promise<number> {
   cmd.exitOverride().configureOutput({ writeErr: () => {} });
   try {
     cmd.parse(argv, { from: 'user' });

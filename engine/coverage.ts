@@ -159,9 +159,11 @@ export function loadExclusions(path = EXCLUSIONS_FILE): Exclusion[] {
       if (!Array.isArray(entries)) throw new Error(`${path}: ${revision} ${page}: expected a list of entries`);
       entries.forEach((raw: Record<string, unknown>, i) => {
         const e = { revision: revision as SpecRevision, page, ...raw } as Exclusion;
-        if (page !== '*' && !COVERAGE_PAGES[revision as SpecRevision].includes(page)) throw new Error(`${where(revision, page, i)}: ${page} is not a page in scope`);
+        if (page !== '*' && !COVERAGE_PAGES[revision as SpecRevision].includes(page))
+          throw new Error(`${where(revision, page, i)}: ${page} is not a page in scope`);
         if (!KINDS.includes(e.kind)) throw new Error(`${where(revision, page, i)}: kind must be one of ${KINDS.join(', ')}`);
-        if (typeof e.reason !== 'string' || !e.reason.trim()) throw new Error(`${where(revision, page, i)}: every exclusion gives its reason`);
+        if (typeof e.reason !== 'string' || !e.reason.trim())
+          throw new Error(`${where(revision, page, i)}: every exclusion gives its reason`);
         if (!e.match === !e.pattern) throw new Error(`${where(revision, page, i)}: give exactly one of match or pattern`);
         if (e.pattern) new RegExp(e.pattern);
         out.push(e);
@@ -224,10 +226,23 @@ export function partyOf(text: string): Party {
   let previous: Party | undefined;
   for (const k of text.matchAll(KEYWORD)) {
     const before = text.slice(0, k.index);
-    const clause = before.slice(from).split(/[,;:—–)]/).pop() ?? '';
-    const adjacent = /(?:\b(?:[Tt]he|[Aa]n?)\s+(?:(servers?)|(clients?|hosts?|applications?))|\b(?:(Servers?)|(Clients?|Hosts?|Applications?)))\s*$/.exec(clause);
+    const clause =
+      before
+        .slice(from)
+        .split(/[,;:—–)]/)
+        .pop() ?? '';
+    const adjacent =
+      /(?:\b(?:[Tt]he|[Aa]n?)\s+(?:(servers?)|(clients?|hosts?|applications?))|\b(?:(Servers?)|(Clients?|Hosts?|Applications?)))\s*$/.exec(
+        clause,
+      );
     const both = /\b(?:clients? (?:and|or) servers?|servers? (?:and|or) clients?|both parties)\b/i.test(clause);
-    const party: Party = adjacent ? (adjacent[1] || adjacent[3] ? 'server' : 'client') : both ? 'server' : (firstParty(clause) ?? previous ?? firstParty(before) ?? 'either');
+    const party: Party = adjacent
+      ? adjacent[1] || adjacent[3]
+        ? 'server'
+        : 'client'
+      : both
+        ? 'server'
+        : (firstParty(clause) ?? previous ?? firstParty(before) ?? 'either');
     parties.push(party);
     previous = party;
     from = k.index! + k[0].length;
@@ -313,7 +328,15 @@ export function coverage(opts: CoverageOptions): CoverageReport {
     const pageExclusions = exclusions.filter((e) => e.page === page || e.page === '*');
     for (const s of sentences) judge(s, cites.get(`${opts.revision}/${page}`) ?? [], pageExclusions, used);
     const count = (st: Status) => sentences.filter((s) => s.status === st).length;
-    return { revision: opts.revision, page, found: text !== undefined, covered: count('covered'), excluded: count('excluded'), uncovered: count('uncovered'), sentences };
+    return {
+      revision: opts.revision,
+      page,
+      found: text !== undefined,
+      covered: count('covered'),
+      excluded: count('excluded'),
+      uncovered: count('uncovered'),
+      sentences,
+    };
   });
   return { revision: opts.revision, pages, totals: totalsOf(pages), unusedExclusions: exclusions.filter((e) => !used.has(e)) };
 }
@@ -352,7 +375,12 @@ export interface SpecDrift {
 }
 
 /** Compares a spec working copy with the checks (their quotes) and with the bundled pages (new uncovered sentences). */
-export function specDrift(opts: { checks: readonly Check[]; source: SpecSource; bundled?: SpecSource; exclusions?: Exclusion[] }): SpecDrift {
+export function specDrift(opts: {
+  checks: readonly Check[];
+  source: SpecSource;
+  bundled?: SpecSource;
+  exclusions?: Exclusion[];
+}): SpecDrift {
   const staleQuotes: StaleQuote[] = [];
   for (const check of opts.checks) {
     for (const { where, citation } of citationsOf(check)) {

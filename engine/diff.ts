@@ -97,6 +97,7 @@ export function diffRuns(before: RunResult, after: RunResult): VerdictChange[] {
 /** Reads a result file's parsed JSON as a run, or says why it is not one. */
 export function asRun(value: unknown, name: string): RunResult {
   const run = value as RunResult;
-  if (!run || typeof run !== 'object' || !Array.isArray(run.checks)) throw new Error(`${name} is not a mcp-conformance JSON result file (no "checks" list)`);
+  if (!run || typeof run !== 'object' || !Array.isArray(run.checks))
+    throw new Error(`${name} is not a mcp-conformance JSON result file (no "checks" list)`);
   return run;
 }

@@ -78,7 +78,10 @@ function schemaDefinition(ts: string, name: string): string | undefined {
   if (!start) return undefined;
   // Include the JSDoc block right above the definition.
   const before = ts.lastIndexOf('/**', start.index);
-  const docStart = before >= 0 && !ts.slice(before, start.index).includes('*/\n\n') && ts.slice(before, start.index).trimEnd().endsWith('*/') ? before : start.index;
+  const docStart =
+    before >= 0 && !ts.slice(before, start.index).includes('*/\n\n') && ts.slice(before, start.index).trimEnd().endsWith('*/')
+      ? before
+      : start.index;
   const rest = ts.slice(start.index + 1);
   const next = /^(?:\/\*\*|export )/m.exec(rest.slice(rest.indexOf('\n')));
   const end = next ? start.index + 1 + rest.indexOf('\n') + next.index : ts.length;
@@ -117,9 +120,7 @@ export function plain(text: string): string {
 export const QUOTE_GAP = ' … ';
 
 export type QuoteProblem =
-  | { kind: 'no-page'; detail: string }
-  | { kind: 'no-section'; detail: string }
-  | { kind: 'not-found'; detail: string };
+  { kind: 'no-page'; detail: string } | { kind: 'no-section'; detail: string } | { kind: 'not-found'; detail: string };
 
 /** Whether the quote stands verbatim in the cited section; undefined when it does. */
 export function findQuote(source: SpecSource, ref: SpecRef, quote: string): QuoteProblem | undefined {

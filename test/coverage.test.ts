@@ -89,7 +89,8 @@ describe('who a sentence is addressed to', () => {
 });
 
 describe('when a quote covers a sentence', () => {
-  const sentence = 'Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed).';
+  const sentence =
+    'Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed).';
   it('a quote containing the sentence, contained in it with a keyword, or sharing eight consecutive words covers it', () => {
     expect(quoteCovers(`Before. ${sentence} After.`, sentence)).toBe(true);
     expect(quoteCovers('Servers **SHOULD** return tools in a deterministic order', sentence)).toBe(true);
@@ -132,7 +133,9 @@ describe('the coverage matrix', () => {
   });
 
   it('a sentence is covered by exactly the checks whose quotes hold it; client rules are excluded by rule', () => {
-    const text = keywordSentences(pageText(bundled, 'draft', 'server/tools')!).find((s) => s.text.startsWith('Servers SHOULD return tools in a deterministic order'))!;
+    const text = keywordSentences(pageText(bundled, 'draft', 'server/tools')!).find((s) =>
+      s.text.startsWith('Servers SHOULD return tools in a deterministic order'),
+    )!;
     const probe = defineCheck({
       id: 'probe/order',
       title: 'probe',
@@ -203,7 +206,10 @@ describe('a spec working copy (--spec-dir)', () => {
     expect(target, 'no check quotes its page verbatim yet').toBeDefined();
     const { spec, quote } = target!.citation;
     const dir = workingCopy();
-    const file = [join(dir, 'docs/specification', spec.revision, `${spec.page}.mdx`), join(dir, 'docs/specification', spec.revision, spec.page, 'index.mdx')].find((f) => {
+    const file = [
+      join(dir, 'docs/specification', spec.revision, `${spec.page}.mdx`),
+      join(dir, 'docs/specification', spec.revision, spec.page, 'index.mdx'),
+    ].find((f) => {
       try {
         return readFileSync(f, 'utf8').length > 0;
       } catch {

@@ -56,7 +56,8 @@ describe('diffRuns', () => {
   });
 
   it('matches subjects per era in --spec all results', () => {
-    const era = (e: 'modern' | 'legacy', v: Verdict) => ({ ...run([['x/y', 'server', v]]), era: { era: e, how: 'forced', evidence: '' } }) as RunResult;
+    const era = (e: 'modern' | 'legacy', v: Verdict) =>
+      ({ ...run([['x/y', 'server', v]]), era: { era: e, how: 'forced', evidence: '' } }) as RunResult;
     const before = { checks: [], eras: [era('modern', 'pass'), era('legacy', 'pass')] } as unknown as RunResult;
     const after = { checks: [], eras: [era('modern', 'pass'), era('legacy', 'fail')] } as unknown as RunResult;
     expect(diffRuns(before, after)).toMatchObject([{ era: 'legacy', check: 'x/y', before: 'pass', after: 'fail', worse: true }]);
@@ -69,7 +70,16 @@ describe('mcp-conformance diff on result files', () => {
   let result: RunResult;
 
   beforeAll(async () => {
-    const r = await runCli(['--server', referenceCommand(), '--check', 'tools-list/*', '--json', before, '--junit', join(dir, 'junit.xml')]);
+    const r = await runCli([
+      '--server',
+      referenceCommand(),
+      '--check',
+      'tools-list/*',
+      '--json',
+      before,
+      '--junit',
+      join(dir, 'junit.xml'),
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     result = JSON.parse(readFileSync(before, 'utf8')) as RunResult;
   });

@@ -23,7 +23,8 @@ export const LAYERS = [...ORDER, 'render'];
 /** File (relative to the root, e.g. `suites/lists.ts`) → the project files it imports. */
 export type ImportGraph = Map<string, string[]>;
 
-const SPECIFIER = /(?:^|[^\w$.])(?:import|export)\s+(?:type\s+)?(?:[\w$*{}\s,]+?\s+from\s+)?['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+const SPECIFIER =
+  /(?:^|[^\w$.])(?:import|export)\s+(?:type\s+)?(?:[\w$*{}\s,]+?\s+from\s+)?['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** The relative import specifiers of a TypeScript source (static, type-only, re-exports, dynamic with a literal). */
 export function importsOf(source: string): string[] {
@@ -51,7 +52,9 @@ export function importGraph(root: string): ImportGraph {
   for (const layer of LAYERS) {
     for (const file of tsFiles(join(root, layer))) {
       const from = relative(root, file);
-      const targets = importsOf(readFileSync(file, 'utf8')).map((spec) => relative(root, resolve(dirname(file), spec)).replace(/\.js$/, '.ts'));
+      const targets = importsOf(readFileSync(file, 'utf8')).map((spec) =>
+        relative(root, resolve(dirname(file), spec)).replace(/\.js$/, '.ts'),
+      );
       graph.set(from, targets);
     }
   }
@@ -103,7 +106,16 @@ describe('layering', () => {
       "// import { no } from '../cli/commented.js';",
       "/* import { no } from '../cli/block.js'; */",
     ].join('\n');
-    expect(importsOf(src)).toEqual(['./a.js', '../model/b.js', '../harness/c.js', './d.js', './e.js', '../engine/f.js', './side-effect.js', '../suites/g.js']);
+    expect(importsOf(src)).toEqual([
+      './a.js',
+      '../model/b.js',
+      '../harness/c.js',
+      './d.js',
+      './e.js',
+      '../engine/f.js',
+      './side-effect.js',
+      '../suites/g.js',
+    ]);
   });
 
   it('the tree imports only down the layers', () => {
@@ -116,8 +128,12 @@ describe('layering', () => {
   it('fails on a planted wrong import of each kind', () => {
     const graph = importGraph(ROOT);
     const plant = (from: string, to: string) => violations(new Map([...graph, [from, [...(graph.get(from) ?? []), to]]]));
-    expect(plant('harness/session.ts', 'suites/check.ts')).toEqual(['harness/session.ts → suites/check.ts: points up the layers (cli → engine → suites → harness → model)']);
-    expect(plant('model/results.ts', 'harness/paths.ts')).toEqual(['model/results.ts → harness/paths.ts: model/ imports nothing of the project']);
+    expect(plant('harness/session.ts', 'suites/check.ts')).toEqual([
+      'harness/session.ts → suites/check.ts: points up the layers (cli → engine → suites → harness → model)',
+    ]);
+    expect(plant('model/results.ts', 'harness/paths.ts')).toEqual([
+      'model/results.ts → harness/paths.ts: model/ imports nothing of the project',
+    ]);
     expect(plant('suites/lists.ts', 'harness/stdio.ts')).toEqual([
       'suites/lists.ts → harness/stdio.ts: a suite never imports a transport (it talks through harness/session.ts)',
     ]);
@@ -131,6 +147,8 @@ describe('layering', () => {
     const copy = tempDir();
     for (const layer of LAYERS) cpSync(join(ROOT, layer), join(copy, layer), { recursive: true });
     appendFileSync(join(copy, 'harness/session.ts'), "\nimport type { Check } from '../suites/check.js';\n");
-    expect(violations(importGraph(copy))).toEqual(['harness/session.ts → suites/check.ts: points up the layers (cli → engine → suites → harness → model)']);
+    expect(violations(importGraph(copy))).toEqual([
+      'harness/session.ts → suites/check.ts: points up the layers (cli → engine → suites → harness → model)',
+    ]);
   });
 });

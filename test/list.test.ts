@@ -60,7 +60,9 @@ describe('list', () => {
   it("--spec 'page#section' prints the checks citing that section, with their source files", async () => {
     for (const query of ['server/tools#Error Handling', `${catalogue[0]!.spec.page}#${catalogue[0]!.spec.section}`]) {
       const [page, section] = query.split('#') as [string, string];
-      const expected = catalogue.filter((c) => citationsOf(c).some(({ citation: { spec } }) => spec.page === page && spec.section.toLowerCase() === section.toLowerCase()));
+      const expected = catalogue.filter((c) =>
+        citationsOf(c).some(({ citation: { spec } }) => spec.page === page && spec.section.toLowerCase() === section.toLowerCase()),
+      );
       const r = await runCli(['list', '--spec', query]);
       expect(r.code, r.stderr).toBe(expected.length ? 0 : 1);
       const printed = [...r.stdout.matchAll(/^(\S+\/\S+)\s+(?:MUST|SHOULD|MAY)\s/gm)].map((m) => m[1]);
@@ -72,7 +74,9 @@ describe('list', () => {
     const legacy = await runCli(['list', '--spec', '2025-11-25/basic/lifecycle', '--json']);
     const ids = (JSON.parse(legacy.stdout || '[]') as Listed[]).map((c) => c.id);
     expect(ids).toEqual(
-      catalogue.filter((c) => citationsOf(c).some(({ citation: { spec } }) => spec.revision === '2025-11-25' && spec.page === 'basic/lifecycle')).map((c) => c.id),
+      catalogue
+        .filter((c) => citationsOf(c).some(({ citation: { spec } }) => spec.revision === '2025-11-25' && spec.page === 'basic/lifecycle'))
+        .map((c) => c.id),
     );
   });
 
