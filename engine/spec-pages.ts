@@ -72,16 +72,33 @@ export function sectionsOf(markdown: string): Section[] {
   });
 }
 
+/** The page's title (front matter `title:`), if it has one. */
+function titleOf(markdown: string): string | undefined {
+  const front = /^---\n([\s\S]*?)\n---\n/.exec(markdown);
+  return front ? /^title:\s*(.+?)\s*$/m.exec(front[1]!)?.[1]?.replace(/^["']|["']$/g, '') : undefined;
+}
+
+/** The page's text before its first heading (front matter excluded). */
+function openingOf(markdown: string): string {
+  const body = markdown.replace(/^---\n[\s\S]*?\n---\n/, '');
+  const lines = body.split('\n');
+  let fence = false;
+  const out: string[] = [];
+  for (const line of lines) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    if (!fence && /^#{1,6}\s/.test(line)) break;
+    out.push(line);
+  }
+  return out.join('\n');
+}
+
 /** A schema definition's text: from `export interface|type|const <Name>` to the next top-level export. */
 function schemaDefinition(ts: string, name: string): string | undefined {
   const start = new RegExp(`^export (?:interface|type|const|enum) ${name.replace(/[$]/g, '\\$')}\\b`, 'm').exec(ts);
   if (!start) return undefined;
   // Include the JSDoc block right above the definition.
   const before = ts.lastIndexOf('/**', start.index);
-  const docStart =
-    before >= 0 && !ts.slice(before, start.index).includes('*/\n\n') && ts.slice(before, start.index).trimEnd().endsWith('*/')
-      ? before
-      : start.index;
+  const docStart = before >= 0 && !ts.slice(before, start.index).includes('*/\n\n') && ts.slice(before, start.index).trimEnd().endsWith('*/') ? before : start.index;
   const rest = ts.slice(start.index + 1);
   const next = /^(?:\/\*\*|export )/m.exec(rest.slice(rest.indexOf('\n')));
   const end = next ? start.index + 1 + rest.indexOf('\n') + next.index : ts.length;
@@ -99,6 +116,9 @@ export function plain(text: string): string {
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    // Reference-style links ([text][label]) read as their text; their definitions ([label]: url) not at all.
+    .replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' ')
+    .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
     .replace(/&mdash;/g, '—')
     .replace(/&ndash;/g, '–')
     .replace(/&nbsp;/g, ' ')
@@ -120,7 +140,9 @@ export function plain(text: string): string {
 export const QUOTE_GAP = ' … ';
 
 export type QuoteProblem =
-  { kind: 'no-page'; detail: string } | { kind: 'no-section'; detail: string } | { kind: 'not-found'; detail: string };
+  | { kind: 'no-page'; detail: string }
+  | { kind: 'no-section'; detail: string }
+  | { kind: 'not-found'; detail: string };
 
 /** Whether the quote stands verbatim in the cited section; undefined when it does. */
 export function findQuote(source: SpecSource, ref: SpecRef, quote: string): QuoteProblem | undefined {
@@ -133,8 +155,10 @@ export function findQuote(source: SpecSource, ref: SpecRef, quote: string): Quot
   } else {
     const want = plain(ref.section).toLowerCase();
     const matches = sectionsOf(text).filter((s) => s.heading.toLowerCase() === want);
-    if (matches.length === 0) return { kind: 'no-section', detail: `no section "${ref.section}" on ${ref.revision}/${ref.page}` };
-    body = matches.map((s) => s.text).join('\n');
+    // The page's opening, before its first heading, is cited by the page's title (e.g. stdio#stdio).
+    const opening = matches.length === 0 && want === plain(titleOf(text) ?? '').toLowerCase() ? openingOf(text) : undefined;
+    if (matches.length === 0 && opening === undefined) return { kind: 'no-section', detail: `no section "${ref.section}" on ${ref.revision}/${ref.page}` };
+    body = opening ?? matches.map((s) => s.text).join('\n');
   }
   const hay = plain(body);
   let from = 0;
@@ -149,7 +173,7 @@ export function findQuote(source: SpecSource, ref: SpecRef, quote: string): Quot
 
 /** One sentence of a page that carries an RFC 2119 keyword (its own, or its list's lead-in). */
 export interface SpecSentence {
-  /** The innermost heading above it ('' before the first heading). */
+  /** The innermost heading above it (before the first heading: the page's title, or ''). */
   section: string;
   /** Every heading above it, outermost first. */
   sections: string[];
@@ -196,7 +220,9 @@ function blocksOf(markdown: string): Block[] {
     if (current && plain(current.text)) blocks.push(current);
     current = undefined;
   };
-  const sections = () => path.map((p) => p.heading);
+  // The opening, before the first heading, is cited by the page's title (as findQuote reads it).
+  const title = titleOf(markdown);
+  const sections = () => (path.length ? path.map((p) => p.heading) : title ? [plain(title)] : []);
   for (const line of lines) {
     if (/^\s*(```|~~~)/.test(line)) {
       flush();

@@ -49,9 +49,9 @@ describe('keyword sentences of a page', () => {
   ].join('\n');
   const found = keywordSentences(page);
 
-  it('splits sentences (abbreviations kept), gives list items their lead-in keyword, skips code, reads table rows', () => {
+  it('splits sentences (abbreviations kept), puts the opening under the title, gives list items their lead-in keyword, skips code, reads table rows', () => {
     expect(found.map((s) => [s.section, s.level, s.text, s.lead ?? ''])).toEqual([
-      ['', 'MUST', 'Servers MUST do one thing, e.g. this.', ''],
+      ['T', 'MUST', 'Servers MUST do one thing, e.g. this.', ''],
       ['Rules', 'MUST', 'Validate all inputs', 'Servers MUST:'],
       ['Rules', 'SHOULD', 'Answer; clients SHOULD wait', 'Servers MUST:'],
       ['Deeper', 'MAY', 'x MAY be empty', ''],
