@@ -5,7 +5,8 @@
  * test/quotes.test.ts does for the catalogue.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ function compile(file: string): string[] {
     rootDir: undefined,
     noEmit: true,
     noUnusedLocals: true,
-    typeRoots: [join(ROOT, 'node_modules', '@types')],
+    typeRoots: [dirname(dirname(createRequire(import.meta.url).resolve('@types/node/package.json')))],
   };
   const program = ts.createProgram([file], options);
   // The example's own problems (the project's files are the project's tsc run's to judge).
