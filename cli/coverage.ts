@@ -11,7 +11,9 @@
  */
 import { Command, Option } from 'commander';
 import { coverage, specDrift, type CoverageReport, type SentenceCoverage, type SpecDrift } from '../engine/coverage.js';
-import { specSource } from '../engine/spec-pages.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { specSource, type SpecSource } from '../engine/spec-pages.js';
 import { catalogue } from '../suites/index.js';
 import type { SpecRevision } from '../model/spec.js';
 import { runSubcommand } from './subcommand.js';
@@ -27,6 +29,15 @@ function sentenceLine(s: SentenceCoverage): string {
   const why = s.status === 'covered' ? s.checks.join(', ') : s.status === 'excluded' ? `${s.exclusion!.kind}: ${s.exclusion!.reason}` : '';
   const text = s.lead ? `${s.lead} … ${s.text}` : s.text;
   return `    ${s.status.padEnd(9)} ${s.level.padEnd(6)} ${s.section ? `[${s.section}] ` : ''}${text}${why ? `\n              → ${why}` : ''}\n`;
+}
+
+/** The bundled pages, or a working copy that holds at least one revision's pages. */
+function sourceFor(specDir: string | undefined): SpecSource {
+  const source = specSource(specDir);
+  if (specDir && !['draft', '2025-11-25'].some((rev) => existsSync(join(source.pages, rev)))) {
+    throw new Error(`--spec-dir ${specDir}: no docs/specification/draft/ or docs/specification/2025-11-25/ pages there`);
+  }
+  return source;
 }
 
 export function renderCoverage(r: CoverageReport, opts: { sentences?: boolean } = {}): string {
@@ -77,7 +88,7 @@ export function coverageCommand(argv: string[]): Promise<number> {
       'a spec working copy (docs/specification/<revision>/ and schema/) instead of the bundled pages; also lists stale quotes',
     );
   return runSubcommand<CoverageFlags>(cmd, argv, (opts) => {
-    const source = specSource(opts.specDir);
+    const source = sourceFor(opts.specDir);
     const report = coverage({ revision: opts.revision, checks: catalogue, source });
     const missing = report.pages.filter((p) => !p.found).map((p) => p.page);
     const drift = opts.specDir ? specDrift({ checks: catalogue, source }) : undefined;
@@ -97,7 +108,7 @@ export function quotesCommand(argv: string[]): Promise<number> {
     .option('--spec-dir <path>', 'a spec working copy (docs/specification/<revision>/ and schema/); default: the bundled pages')
     .option('--json', 'as JSON');
   return runSubcommand<{ specDir?: string; json?: boolean }>(cmd, argv, (opts) => {
-    const drift = specDrift({ checks: catalogue, source: specSource(opts.specDir) });
+    const drift = specDrift({ checks: catalogue, source: sourceFor(opts.specDir) });
     process.stdout.write(opts.json ? `${JSON.stringify(drift, null, 2)}\n` : renderDrift(drift));
     return drift.staleQuotes.length || drift.newSentences.length ? 1 : 0;
   });

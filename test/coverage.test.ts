@@ -198,6 +198,12 @@ describe('a spec working copy (--spec-dir)', () => {
     expect(drift.newSentences).toEqual([]);
   });
 
+  it('a folder without spec pages is a bad argument (exit 2), not a spec where every quote is gone', async () => {
+    const r = await runCli(['quotes', '--spec-dir', tempDir()]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no docs/specification/draft/');
+  });
+
   it('an edited quoted sentence names its check; a new keyword sentence is listed as uncovered', async () => {
     // A citation whose quote stands verbatim today, on a page in scope.
     const target = catalogue
