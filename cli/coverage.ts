@@ -9,16 +9,16 @@
  * coverage exits 0 (2 on bad arguments or a missing page). quotes exits 1 when
  * a check's quote is no longer found or a new keyword sentence is uncovered.
  */
-import { Command, Option } from 'commander';
+import { Option, type Command } from 'commander';
 import { coverage, specDrift, type CoverageReport, type SentenceCoverage, type SpecDrift } from '../engine/coverage.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { specSource, type SpecSource } from '../engine/spec-pages.js';
 import { catalogue } from '../suites/index.js';
 import type { SpecRevision } from '../model/spec.js';
-import { runSubcommand } from './subcommand.js';
+import { guarded, type SubcommandContext } from './subcommand.js';
 
-interface CoverageFlags extends Record<string, unknown> {
+interface CoverageFlags {
   revision: SpecRevision;
   json?: boolean;
   sentences?: boolean;
@@ -75,8 +75,31 @@ export function renderDrift(d: SpecDrift): string {
   return out;
 }
 
-export function coverageCommand(argv: string[]): Promise<number> {
-  const cmd = new Command('mcp-conformance coverage')
+/** `coverage`: the matrix (and, with --spec-dir, the drift); 2 when a page in scope is missing. */
+export function printCoverage(opts: CoverageFlags): number {
+  const source = sourceFor(opts.specDir);
+  const report = coverage({ revision: opts.revision, checks: catalogue, source });
+  const missing = report.pages.filter((p) => !p.found).map((p) => p.page);
+  const drift = opts.specDir ? specDrift({ checks: catalogue, source }) : undefined;
+  if (opts.json) process.stdout.write(`${JSON.stringify(drift ? { ...report, drift } : report, null, 2)}\n`);
+  else process.stdout.write(renderCoverage(report, opts) + (drift ? `\n${renderDrift(drift)}` : ''));
+  if (missing.length) {
+    process.stderr.write(`mcp-conformance coverage: no page ${missing.join(', ')} under ${source.pages}/${opts.revision}\n`);
+    return 2;
+  }
+  return 0;
+}
+
+/** `quotes`: stale quotes and new uncovered sentences; 1 when there is either. */
+export function printDrift(opts: { specDir?: string; json?: boolean }): number {
+  const drift = specDrift({ checks: catalogue, source: sourceFor(opts.specDir) });
+  process.stdout.write(opts.json ? `${JSON.stringify(drift, null, 2)}\n` : renderDrift(drift));
+  return drift.staleQuotes.length || drift.newSentences.length ? 1 : 0;
+}
+
+export function registerCoverage(program: Command, ctx: SubcommandContext): void {
+  program
+    .command('coverage')
     .description(
       'which server-side RFC 2119 sentences of the spec pages the checks enforce, which are excluded and why, which are uncovered',
     )
@@ -86,30 +109,19 @@ export function coverageCommand(argv: string[]): Promise<number> {
     .option(
       '--spec-dir <path>',
       'a spec working copy (docs/specification/<revision>/ and schema/) instead of the bundled pages; also lists stale quotes',
-    );
-  return runSubcommand<CoverageFlags>(cmd, argv, (opts) => {
-    const source = sourceFor(opts.specDir);
-    const report = coverage({ revision: opts.revision, checks: catalogue, source });
-    const missing = report.pages.filter((p) => !p.found).map((p) => p.page);
-    const drift = opts.specDir ? specDrift({ checks: catalogue, source }) : undefined;
-    if (opts.json) process.stdout.write(`${JSON.stringify(drift ? { ...report, drift } : report, null, 2)}\n`);
-    else process.stdout.write(renderCoverage(report, opts) + (drift ? `\n${renderDrift(drift)}` : ''));
-    if (missing.length) {
-      process.stderr.write(`mcp-conformance coverage: no page ${missing.join(', ')} under ${source.pages}/${opts.revision}\n`);
-      return 2;
-    }
-    return 0;
-  });
+    )
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} })
+    .action((opts: CoverageFlags) => guarded(ctx, 'coverage', () => printCoverage(opts)));
 }
 
-export function quotesCommand(argv: string[]): Promise<number> {
-  const cmd = new Command('mcp-conformance quotes')
+export function registerQuotes(program: Command, ctx: SubcommandContext): void {
+  program
+    .command('quotes')
     .description('checks whose quotes a spec working copy no longer holds, and its new keyword sentences no check covers')
     .option('--spec-dir <path>', 'a spec working copy (docs/specification/<revision>/ and schema/); default: the bundled pages')
-    .option('--json', 'as JSON');
-  return runSubcommand<{ specDir?: string; json?: boolean }>(cmd, argv, (opts) => {
-    const drift = specDrift({ checks: catalogue, source: sourceFor(opts.specDir) });
-    process.stdout.write(opts.json ? `${JSON.stringify(drift, null, 2)}\n` : renderDrift(drift));
-    return drift.staleQuotes.length || drift.newSentences.length ? 1 : 0;
-  });
+    .option('--json', 'as JSON')
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} })
+    .action((opts: { specDir?: string; json?: boolean }) => guarded(ctx, 'quotes', () => printDrift(opts)));
 }

@@ -4,9 +4,9 @@
  * Exit 1 when something got worse, 0 otherwise, 2 when a file cannot be read.
  */
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { asRun, diffRuns, type VerdictChange } from '../engine/diff.js';
-import { runSubcommand } from './subcommand.js';
+import { guarded, type SubcommandContext } from './subcommand.js';
 
 function readRun(path: string) {
   let text: string;
@@ -35,15 +35,21 @@ export function renderDiff(changes: VerdictChange[]): string {
   return out;
 }
 
-export function diffCommand(argv: string[]): Promise<number> {
-  const cmd = new Command('mcp-conformance diff')
+/** `diff`: the changed verdicts; 1 when something got worse. */
+export function printDiff(beforePath: string, afterPath: string, opts: { json?: boolean }): number {
+  const changes = diffRuns(readRun(beforePath), readRun(afterPath));
+  process.stdout.write(opts.json ? `${JSON.stringify(changes, null, 2)}\n` : renderDiff(changes));
+  return changes.some((c) => c.worse) ? 1 : 0;
+}
+
+export function registerDiff(program: Command, ctx: SubcommandContext): void {
+  program
+    .command('diff')
     .description('every verdict that changed between two JSON result files, worst first; exit 1 when something got worse')
     .argument('<before.json>', 'the earlier result file (--json of a run)')
     .argument('<after.json>', 'the later result file')
-    .option('--json', 'the changes as JSON');
-  return runSubcommand<{ json?: boolean }>(cmd, argv, (opts, [before, after]) => {
-    const changes = diffRuns(readRun(before!), readRun(after!));
-    process.stdout.write(opts.json ? `${JSON.stringify(changes, null, 2)}\n` : renderDiff(changes));
-    return changes.some((c) => c.worse) ? 1 : 0;
-  });
+    .option('--json', 'the changes as JSON')
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} })
+    .action((before: string, after: string, opts: { json?: boolean }) => guarded(ctx, 'diff', () => printDiff(before, after, opts)));
 }

@@ -9,12 +9,12 @@
  * (one revision only). Each check is printed with the suite file that defines
  * it.
  */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { selectChecks } from '../engine/run.js';
 import { citationsOf, type Check } from '../suites/check.js';
 import { catalogue, sourceFileOf } from '../suites/index.js';
 import type { SpecRef } from '../model/spec.js';
-import { collect, runSubcommand } from './subcommand.js';
+import { collect, guarded, type SubcommandContext } from './subcommand.js';
 
 /** A `--spec` argument: `[revision/]page[#section]`. */
 export interface SpecQuery {
@@ -77,14 +77,44 @@ export function describeCheck(c: Check) {
   };
 }
 
-interface ListFlags extends Record<string, unknown> {
+interface ListFlags {
   check: string[];
   spec: string[];
   json?: boolean;
 }
 
-export function listCommand(argv: string[]): Promise<number> {
-  const cmd = new Command('mcp-conformance list')
+/** `list`: prints the selected checks; 1 when a filter matches nothing. */
+export function listChecks(opts: ListFlags): number {
+  const queries = opts.spec.map(parseSpecQuery);
+  const picked = selectChecks(opts.check, catalogue)
+    .map((c) => ({ c, cites: matching(c, queries) }))
+    .filter(({ cites }) => queries.length === 0 || cites.length > 0);
+  if (opts.json) {
+    process.stdout.write(
+      `${JSON.stringify(
+        picked.map(({ c }) => describeCheck(c)),
+        null,
+        2,
+      )}\n`,
+    );
+    return 0;
+  }
+  const width = Math.max(0, ...picked.map(({ c }) => c.id.length));
+  for (const { c, cites } of picked) {
+    const only = `${c.transports.length === 1 ? ` [${c.transports[0]} only]` : ''}${c.revisions.length === 1 ? ` [${c.revisions[0]} era only]` : ''}`;
+    process.stdout.write(
+      `${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec.page}#${c.spec.section}${only}\n    ${c.title}\n    ${sourceFileOf(c) ?? '(source file unknown)'}\n`,
+    );
+    for (const line of cites) process.stdout.write(`    cites ${line}\n`);
+  }
+  process.stdout.write(`${picked.length} checks\n`);
+  // Nothing matched a filter the user gave: say so in the exit code, as the run does for --check.
+  return picked.length === 0 && (opts.check.length || queries.length) ? 1 : 0;
+}
+
+export function registerList(program: Command, ctx: SubcommandContext): void {
+  program
+    .command('list')
     .description('print the catalogue of checks with their spec references, levels and source files')
     .option('--check <id-or-glob>', "only matching checks, e.g. 'tools-list/*' (repeatable)", collect, [])
     .option(
@@ -93,32 +123,8 @@ export function listCommand(argv: string[]): Promise<number> {
       collect,
       [],
     )
-    .option('--json', 'as JSON');
-  return runSubcommand<ListFlags>(cmd, argv, (opts) => {
-    const queries = opts.spec.map(parseSpecQuery);
-    const picked = selectChecks(opts.check, catalogue)
-      .map((c) => ({ c, cites: matching(c, queries) }))
-      .filter(({ cites }) => queries.length === 0 || cites.length > 0);
-    if (opts.json) {
-      process.stdout.write(
-        `${JSON.stringify(
-          picked.map(({ c }) => describeCheck(c)),
-          null,
-          2,
-        )}\n`,
-      );
-      return 0;
-    }
-    const width = Math.max(0, ...picked.map(({ c }) => c.id.length));
-    for (const { c, cites } of picked) {
-      const only = `${c.transports.length === 1 ? ` [${c.transports[0]} only]` : ''}${c.revisions.length === 1 ? ` [${c.revisions[0]} era only]` : ''}`;
-      process.stdout.write(
-        `${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec.page}#${c.spec.section}${only}\n    ${c.title}\n    ${sourceFileOf(c) ?? '(source file unknown)'}\n`,
-      );
-      for (const line of cites) process.stdout.write(`    cites ${line}\n`);
-    }
-    process.stdout.write(`${picked.length} checks\n`);
-    // Nothing matched a filter the user gave: say so in the exit code, as the run does for --check.
-    return picked.length === 0 && (opts.check.length || queries.length) ? 1 : 0;
-  });
+    .option('--json', 'as JSON')
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} })
+    .action((opts: ListFlags) => guarded(ctx, 'list', () => listChecks(opts)));
 }

@@ -11,15 +11,15 @@ import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, runConformance, SPEC_CHOICES, toolVe
 import { killAllServers } from '../harness/process.js';
 import { renderConsole, writeReports } from '../render/index.js';
 import { catalogue } from '../suites/index.js';
-import { coverageCommand, quotesCommand } from './coverage.js';
-import { diffCommand } from './diff.js';
-import { listCommand } from './list.js';
-import type { Subcommand } from './subcommand.js';
+import { registerCoverage, registerQuotes } from './coverage.js';
+import { registerDiff } from './diff.js';
+import { registerList } from './list.js';
+import { dispatchSubcommand, type RegisterSubcommand } from './subcommand.js';
 import { summarize, type RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
 
-// Subcommands: each parses its own arguments (cli/subcommand.ts), so the run's options never swallow theirs.
-const SUBCOMMANDS: Record<string, Subcommand> = { list: listCommand, coverage: coverageCommand, quotes: quotesCommand, diff: diffCommand };
+// Subcommands, one cli/<name>.ts each: parsed on their own (cli/subcommand.ts), so the run's options never swallow theirs.
+const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff];
 const SUBCOMMAND_HELP = `
 Commands (each with --help):
   list [--check GLOB] [--spec PAGE#SECTION] [--json]    the checks, their spec citations and source files
@@ -192,8 +192,8 @@ function firstLine(text: string): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const sub = SUBCOMMANDS[argv[0] ?? ''];
-  if (sub) return sub(argv.slice(1));
+  const subcommand = await dispatchSubcommand(argv, SUBCOMMANDS);
+  if (subcommand !== undefined) return subcommand;
   const cmd = program();
   let flags: Flags;
   try {
