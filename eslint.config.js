@@ -1,11 +1,12 @@
 // Lint for what the compiler does not catch: unused code and over-long
 // functions (a function past MAX_FUNCTION_LINES is split into named steps).
 // Formatting is prettier's (npm run format:check), not eslint's.
+import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 const MAX_FUNCTION_LINES = 80;
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['dist/', 'reports/', 'node_modules/', 'spec/', 'schemas/', 'fixtures/', 'bench/', 'bin/'] },
   {
     files: ['{model,harness,suites,engine,render,cli,test}/**/*.ts'],
