@@ -137,6 +137,8 @@ async function exploreValid(t: Probe, tool: JsonObject, judge: Judge<unknown>, n
     ...(path !== undefined ? { path } : {}),
     call: (v) => run.call('valid', params(v)),
     cached: (v) => run.has('valid', params(v)),
+    // A valid call may legitimately outlast the request timeout (a tool told to run long): after one, no more are sent.
+    maySend: () => run.validTimeouts(String(tool.name)) === 0,
     judge,
   });
   conclude(t, tool, result, { nothingJudged, ...(path !== undefined ? { replayed: path } : {}) });
@@ -247,6 +249,11 @@ export const validResult = defineCheck({
         t,
         tool,
         (rec) => {
+          // No answer within the suite's timeout shows no missing response (a tool may run long): not judged.
+          if (rec.timedOut) {
+            t.note('not judged: no answer within the request timeout (--timeout)', callText(rec));
+            return undefined;
+          }
           if (rec.noAnswer !== undefined) return [{ expected: 'an answer to the valid call', actual: answerText(rec), part: 'answered' }];
           // A round trip cut short is the mrtr/* checks' to judge.
           if (rec.cutShort !== undefined) return [];
