@@ -239,7 +239,7 @@ export const validResult = defineCheck({
   level: 'MUST',
   capability: 'tools',
   spec: { revision: 'draft', page: 'schema', section: 'CallToolResult' },
-  quote: 'content: ContentBlock[];',
+  quote: 'A list of content objects that represent the unstructured result of the tool call. content: ContentBlock[];',
   legacy: { spec: { revision: '2025-11-25', page: 'schema', section: 'CallToolResult' } },
   parts: { answered: ANSWERED },
   perTool: {
