@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { packageRoot } from '../harness/paths.js';
 import { citationsOf, type Check } from '../suites/check.js';
-import { strongestLevel, type Level, type SpecRevision } from '../model/spec.js';
+import { KEYWORDS, strongestLevel, type SpecRevision } from '../model/spec.js';
 import { findQuote, keywordSentences, pageText, plain, QUOTE_GAP, specSource, type SpecSentence, type SpecSource } from './spec-pages.js';
 
 /** The pages whose sentences the matrix counts, per revision. */
@@ -201,7 +201,8 @@ export function quoteCovers(part: string, sentence: string): boolean {
   return runs(sentence, OVERLAP_WORDS).some((r) => qRuns.has(r));
 }
 
-const KEYWORD = /\b(?:MUST NOT|MUST|REQUIRED|SHALL NOT|SHALL|SHOULD NOT|SHOULD|NOT RECOMMENDED|RECOMMENDED|MAY|OPTIONAL)\b/g;
+/** Any RFC 2119 keyword (model/spec.ts lists them, longest first). */
+const KEYWORD = new RegExp(KEYWORDS.map(([re]) => re.source).join('|'), 'g');
 const PARTY = /\b(?:(servers?)|(clients?|hosts?|applications?))\b(?!-)/gi;
 
 function firstParty(text: string): Party | undefined {
@@ -231,24 +232,25 @@ export function partyOf(text: string): Party {
         .slice(from)
         .split(/[,;:—–)]/)
         .pop() ?? '';
-    const adjacent =
-      /(?:\b(?:[Tt]he|[Aa]n?)\s+(?:(servers?)|(clients?|hosts?|applications?))|\b(?:(Servers?)|(Clients?|Hosts?|Applications?)))\s*$/.exec(
-        clause,
-      );
-    const both = /\b(?:clients? (?:and|or) servers?|servers? (?:and|or) clients?|both parties)\b/i.test(clause);
-    const party: Party = adjacent
-      ? adjacent[1] || adjacent[3]
-        ? 'server'
-        : 'client'
-      : both
-        ? 'server'
-        : (firstParty(clause) ?? previous ?? firstParty(before) ?? 'either');
+    const party = clauseParty(clause) ?? previous ?? firstParty(before) ?? 'either';
     parties.push(party);
     previous = party;
     from = k.index! + k[0].length;
   }
   if (parties.length && parties.every((p) => p === 'client')) return 'client';
   return parties.includes('server') ? 'server' : 'either';
+}
+
+const ADJACENT =
+  /(?:\b(?:[Tt]he|[Aa]n?)\s+(?:(servers?)|clients?|hosts?|applications?)|\b(?:(Servers?)|Clients?|Hosts?|Applications?))\s*$/;
+const BOTH = /\b(?:clients? (?:and|or) servers?|servers? (?:and|or) clients?|both parties)\b/i;
+
+/** The party a clause addresses: named right before the keyword, both, or the first it names. */
+function clauseParty(clause: string): Party | undefined {
+  const adjacent = ADJACENT.exec(clause);
+  if (adjacent) return adjacent[1] || adjacent[2] ? 'server' : 'client';
+  if (BOTH.test(clause)) return 'server';
+  return firstParty(clause);
 }
 
 function sectionIn(sentence: SpecSentence, section: string): boolean {
@@ -281,8 +283,6 @@ function citationsByPage(checks: readonly Check[]): Map<string, PageCitation[]> 
   return out;
 }
 
-const LEVEL_ORDER: Record<Level, number> = { MUST: 0, SHOULD: 1, MAY: 2 };
-
 function judge(s: SentenceCoverage, cites: PageCitation[], exclusions: Exclusion[], used: Set<Exclusion>): void {
   const by = [...new Set(cites.filter((c) => sectionIn(s, c.section) && c.parts.some((p) => quoteCovers(p, s.text))).map((c) => c.check))];
   const entry = exclusions.find((e) => exclusionMatches(e, s));
@@ -296,7 +296,7 @@ function judge(s: SentenceCoverage, cites: PageCitation[], exclusions: Exclusion
   } else if (entry) {
     s.status = 'excluded';
     s.exclusion = { kind: entry.kind, reason: entry.reason, source: 'file' };
-  } else if (LEVEL_ORDER[s.level] === LEVEL_ORDER.MAY) {
+  } else if (s.level === 'MAY') {
     s.status = 'excluded';
     s.exclusion = { kind: 'permission', reason: 'MAY: a choice left to the server, nothing a check can fail', source: 'rule' };
   }
