@@ -72,6 +72,26 @@ export function sectionsOf(markdown: string): Section[] {
   });
 }
 
+/** The page's title (front matter `title:`), if it has one. */
+function titleOf(markdown: string): string | undefined {
+  const front = /^---\n([\s\S]*?)\n---\n/.exec(markdown);
+  return front ? /^title:\s*(.+?)\s*$/m.exec(front[1]!)?.[1]?.replace(/^["']|["']$/g, '') : undefined;
+}
+
+/** The page's text before its first heading (front matter excluded). */
+function openingOf(markdown: string): string {
+  const body = markdown.replace(/^---\n[\s\S]*?\n---\n/, '');
+  const lines = body.split('\n');
+  let fence = false;
+  const out: string[] = [];
+  for (const line of lines) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    if (!fence && /^#{1,6}\s/.test(line)) break;
+    out.push(line);
+  }
+  return out.join('\n');
+}
+
 /** A schema definition's text: from `export interface|type|const <Name>` to the next top-level export. */
 function schemaDefinition(ts: string, name: string): string | undefined {
   const start = new RegExp(`^export (?:interface|type|const|enum) ${name.replace(/[$]/g, '\\$')}\\b`, 'm').exec(ts);
@@ -96,6 +116,9 @@ export function plain(text: string): string {
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    // Reference-style links ([text][label]) read as their text; their definitions ([label]: url) not at all.
+    .replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' ')
+    .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
     .replace(/&mdash;/g, '—')
     .replace(/&ndash;/g, '–')
     .replace(/&nbsp;/g, ' ')
@@ -132,8 +155,10 @@ export function findQuote(source: SpecSource, ref: SpecRef, quote: string): Quot
   } else {
     const want = plain(ref.section).toLowerCase();
     const matches = sectionsOf(text).filter((s) => s.heading.toLowerCase() === want);
-    if (matches.length === 0) return { kind: 'no-section', detail: `no section "${ref.section}" on ${ref.revision}/${ref.page}` };
-    body = matches.map((s) => s.text).join('\n');
+    // The page's opening, before its first heading, is cited by the page's title (e.g. stdio#stdio).
+    const opening = matches.length === 0 && want === plain(titleOf(text) ?? '').toLowerCase() ? openingOf(text) : undefined;
+    if (matches.length === 0 && opening === undefined) return { kind: 'no-section', detail: `no section "${ref.section}" on ${ref.revision}/${ref.page}` };
+    body = opening ?? matches.map((s) => s.text).join('\n');
   }
   const hay = plain(body);
   let from = 0;
