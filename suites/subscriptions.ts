@@ -76,12 +76,13 @@ interface Fired {
 }
 
 /** Run the configured trigger (or undo): a tool call on `session`, or a shell command. */
-async function fire(t: Probe, session: Session, which: 'trigger' | 'undo'): Promise<Fired | undefined> {
+export async function fire(t: Probe, session: Session, which: 'trigger' | 'undo'): Promise<Fired | undefined> {
   const spec = t.ctx.config.listChanged?.[which];
-  return spec ? runTrigger(t, session, spec) : undefined;
+  if (!spec) return undefined;
+  return runTrigger(t, session, spec);
 }
 
-/** Run a configured trigger: a tool call on `session`, or a shell command. */
+/** Run a configured trigger (listChanged, subscriptionEnd): a tool call on `session`, or a shell command. */
 async function runTrigger(t: Probe, session: Session, spec: ChangeTrigger): Promise<Fired> {
   if ('tool' in spec) {
     const ex = await session.request('tools/call', { name: spec.tool, arguments: spec.arguments ?? {} });
