@@ -124,12 +124,18 @@ export const messagesSchemaValid = defineCheck({
   async run(t) {
     const sessions = t.ctx.allSessions();
     // Responses to a method another check judged against the schema are that check's finding.
-    // The body of an HTTP error status that carries no request id is the transport's rejection of the
-    // POST (Streamable HTTP: "an HTTP error status code … The HTTP response body MAY comprise a JSON-RPC
-    // error response that has no id"; JSON-RPC 2.0 writes that id as null), not a response to judge
-    // against the schema: e.g. a 2025-11-25 server's 400 to a request before initialize.
+    // Legacy era, HTTP: a 400 or 404 whose body is an error without the request's id is the session
+    // layer refusing the POST (2025-11-25 basic/transports "Session Management": servers that require a
+    // session SHOULD answer a request without one with 400, an ended session with 404; a rejected POST's
+    // body MAY be "a JSON-RPC error response that has no id", which JSON-RPC 2.0 writes as null), not a
+    // response to judge against the schema: e.g. a 1.x SDK server's answer to the era probe. In the
+    // modern era a 400 carries the request's JSON-RPC error response itself, so it is judged.
     const rejected = (ex: (typeof sessions)[number]['invalidExchanges'][number]) =>
-      !!ex.http && ex.http.status >= 400 && !!ex.error && (ex.response?.id === undefined || ex.response.id === null);
+      t.ctx.era === 'legacy' &&
+      !!ex.http &&
+      (ex.http.status === 400 || ex.http.status === 404) &&
+      !!ex.error &&
+      (ex.response?.id === undefined || ex.response.id === null);
     const all = sessions.flatMap((s) =>
       s.invalidExchanges.filter((ex) => !t.ctx.schemaJudged.has(ex.method) && !t.ctx.schemaJudgedExchanges.has(ex)),
     );
