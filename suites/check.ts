@@ -232,7 +232,7 @@ export interface CheckDef extends Rule {
   /**
    * Set when the rule is the user's, not the spec's: the check judges what the
    * configuration file declares under this key (e.g. `fixtures`). Its `spec`
-   * then names the configuration file (page `configuration file`), its quote
+   * then names the configuration file (page CONFIG_PAGE, model/spec.ts), its quote
    * states the user's expectation, and it has no spec citation (citationsOf
    * leaves it out, so no spec sentence is claimed for it).
    */

@@ -13,6 +13,7 @@ import { judgeable } from './mrtr.js';
 import { capabilitiesFor } from './targets.js';
 import type { FixtureCall } from '../model/config.js';
 import { canonical } from '../model/json.js';
+import { CONFIG_PAGE } from '../model/spec.js';
 
 interface FixtureRun {
   tool: string;
@@ -98,7 +99,7 @@ export const fixtureOutcome = defineCheck({
   level: 'MUST',
   capability: 'tools',
   fromConfig: 'fixtures',
-  spec: { revision: 'draft', page: 'configuration file', section: 'fixtures' },
+  spec: { revision: 'draft', page: CONFIG_PAGE, section: 'fixtures' },
   quote:
     'Declared in your configuration file (fixtures.<tool>.calls[].expect.outcome), not by the spec: the call ends as declared, with a result (complete), a tool execution error (isError), a request for input (input_required) or a JSON-RPC error (error, with errorCode when given).',
   async run(t) {
@@ -139,7 +140,7 @@ export const fixtureContent = defineCheck({
   level: 'MUST',
   capability: 'tools',
   fromConfig: 'fixtures',
-  spec: { revision: 'draft', page: 'configuration file', section: 'fixtures' },
+  spec: { revision: 'draft', page: CONFIG_PAGE, section: 'fixtures' },
   quote:
     'Declared in your configuration file (fixtures.<tool>.calls[].expect.content and .structuredContent), not by the spec: the result carries text content containing each declared string and exactly the declared structuredContent.',
   async run(t) {
