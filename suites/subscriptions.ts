@@ -515,6 +515,15 @@ export const gracefulClose = defineCheck({
   spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Graceful Closure' },
   quote:
     'When the server ends a subscription on its own initiative (for example, during shutdown), it SHOULD respond to the original subscriptions/listen request with a completion result before closing the stream.',
+  parts: {
+    // The closing result's _meta carries the subscription id: a required key of the schema.
+    'subscription-id': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'schema', section: 'SubscriptionsListenResultMetaObject' },
+      quote:
+        'The value is the JSON-RPC ID of the subscriptions/listen request that opened the stream (and equals this response\'s id).',
+    },
+  },
   async run(t) {
     const end = t.ctx.config.subscriptionEnd;
     if (!end) return t.notObserved(NO_END_TRIGGER);
@@ -549,7 +558,17 @@ export const gracefulClose = defineCheck({
         actual: `resultType ${show(result!.resultType)}`,
         wire,
       });
-      t.note('subscriptionId on the response', subscriptionIdOf(response.msg));
+      // A missing key fails the schema (protocol/messages-schema-valid's finding); a wrong value passes it.
+      const tag = subscriptionIdOf(response.msg);
+      if (tag === undefined) t.note('subscriptionId on the closing result', 'missing (see protocol/messages-schema-valid)');
+      else {
+        t.expect(tag === o.sub.id, {
+          expected: `_meta subscriptionId ${JSON.stringify(o.sub.id)} (a JSON ${typeof o.sub.id}) on the closing result`,
+          actual: `subscriptionId ${JSON.stringify(tag)} (a JSON ${typeof tag})`,
+          wire,
+          part: 'subscription-id',
+        });
+      }
     } finally {
       await cancelAll(subs);
     }
