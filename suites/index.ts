@@ -17,6 +17,7 @@ import { transportChecks } from './transport.js';
 import { protocolChecks } from './protocol.js';
 import { metaChecks } from './meta.js';
 import { versioningChecks } from './versioning.js';
+import { streamableHttpChecks } from './streamable-http.js';
 
 export const catalogue: Check[] = [
   ...discoverChecks,
@@ -34,6 +35,7 @@ export const catalogue: Check[] = [
   ...statelessnessChecks,
   ...protocolChecks,
   ...transportChecks,
+  ...streamableHttpChecks,
 ];
 
 const ids = new Set<string>();
