@@ -18,6 +18,7 @@ import { protocolChecks } from './protocol.js';
 import { metaChecks } from './meta.js';
 import { versioningChecks } from './versioning.js';
 import { streamableHttpChecks } from './streamable-http.js';
+import { promptChecks } from './prompts.js';
 
 export const catalogue: Check[] = [
   ...discoverChecks,
@@ -36,6 +37,7 @@ export const catalogue: Check[] = [
   ...protocolChecks,
   ...transportChecks,
   ...streamableHttpChecks,
+  ...promptChecks,
 ];
 
 const ids = new Set<string>();

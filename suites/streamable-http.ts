@@ -12,6 +12,7 @@ import { ERROR_CODES } from '../model/error-codes.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import { defineCheck, frameKey, show, type Probe } from './check.js';
+import { promptArguments } from './prompts.js';
 
 const { HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_VERSION } = ERROR_CODES;
 
@@ -227,15 +228,6 @@ async function namedRequests(t: Probe): Promise<Array<{ method: string; params: 
     if (tool) out.push({ method: 'tools/call', params: { name: tool.name!, arguments: {} } });
   }
   return out;
-}
-
-/** Arguments for a prompt: a short text for each declared argument. */
-export function promptArguments(prompt: JsonObject): JsonObject {
-  const args: JsonObject = {};
-  for (const a of Array.isArray(prompt.arguments) ? (prompt.arguments as JsonObject[]) : []) {
-    if (typeof a?.name === 'string') args[a.name] = 'mcp-conformance';
-  }
-  return args;
 }
 
 /** Expect a header-validation rejection: HTTP 400 and a HeaderMismatch error valid against its schema. */
