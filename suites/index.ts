@@ -19,6 +19,7 @@ import { metaChecks } from './meta.js';
 import { versioningChecks } from './versioning.js';
 import { streamableHttpChecks } from './streamable-http.js';
 import { promptChecks } from './prompts.js';
+import { resourceChecks } from './resources.js';
 
 export const catalogue: Check[] = [
   ...discoverChecks,
@@ -38,6 +39,7 @@ export const catalogue: Check[] = [
   ...transportChecks,
   ...streamableHttpChecks,
   ...promptChecks,
+  ...resourceChecks,
 ];
 
 const ids = new Set<string>();
