@@ -20,6 +20,7 @@ import { versioningChecks } from './versioning.js';
 import { streamableHttpChecks } from './streamable-http.js';
 import { promptChecks } from './prompts.js';
 import { resourceChecks } from './resources.js';
+import { progressChecks } from './progress.js';
 
 export const catalogue: Check[] = [
   ...discoverChecks,
@@ -40,6 +41,7 @@ export const catalogue: Check[] = [
   ...streamableHttpChecks,
   ...promptChecks,
   ...resourceChecks,
+  ...progressChecks,
 ];
 
 const ids = new Set<string>();

@@ -14,7 +14,8 @@ import { brokenChecks, describeRun, freePort, referenceCommand } from './helpers
 import type { TransportKind } from '../model/wire.js';
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
-  const base = { spec: '2025-11-25', requestTimeoutMs: 5000, seed: 20261130 };
+  // The slow call progress/notifications puts a progressToken on (the only configuration the legacy checks need).
+  const base = { spec: '2025-11-25', requestTimeoutMs: 5000, seed: 20261130, config: { slowTool: { name: 'slow', arguments: { ms: 300 } } } };
   if (transport === 'stdio') return runConformance({ command: referenceCommand('--era', 'legacy', '--empty-cursor', ...serverArgs), ...base });
   const port = await freePort();
   return runConformance({
