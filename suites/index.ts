@@ -21,6 +21,8 @@ import { streamableHttpChecks } from './streamable-http.js';
 import { promptChecks } from './prompts.js';
 import { resourceChecks } from './resources.js';
 import { progressChecks } from './progress.js';
+import { errorCodeChecks } from './error-codes.js';
+import { resultMetaChecks } from './result-meta.js';
 
 export const catalogue: Check[] = [
   ...discoverChecks,
@@ -42,6 +44,8 @@ export const catalogue: Check[] = [
   ...promptChecks,
   ...resourceChecks,
   ...progressChecks,
+  ...errorCodeChecks,
+  ...resultMetaChecks,
 ];
 
 const ids = new Set<string>();
