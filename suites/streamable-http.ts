@@ -95,10 +95,13 @@ export const origin = defineCheck({
     const method = plainRequest(t);
     const own = await send(t, { message: t.session.message(method), headers: { Origin: endpoint.origin } });
     t.note('own origin', describeRaw(own));
-    for (const value of [FOREIGN_ORIGIN, 'null']) {
+    for (const [value, why] of [
+      [FOREIGN_ORIGIN, 'a foreign site, not this loopback server'],
+      ['null', 'an opaque origin: a sandboxed frame or a local file'],
+    ] as const) {
       const r = await send(t, { message: t.session.message(method), headers: { Origin: value } });
       t.expect(r.status === 403, {
-        expected: `${method} with Origin: ${value} (a loopback server's page cannot have it): HTTP 403 Forbidden`,
+        expected: `${method} with Origin: ${value} (${why}): HTTP 403 Forbidden`,
         actual: describeRaw(r),
         wire: r.frames,
       });
