@@ -59,17 +59,20 @@ export const content = defineCheck({
   capability: 'prompts',
   spec: { revision: 'draft', page: 'server/prompts', section: 'Image Content' },
   quote: 'The image data MUST be base64-encoded and include a valid MIME type.',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/prompts', section: 'Image Content' } },
   parts: {
     audio: {
       level: 'MUST',
       spec: { revision: 'draft', page: 'server/prompts', section: 'Audio Content' },
       quote: 'The audio data MUST be base64-encoded and include a valid MIME type.',
+      legacy: { spec: { revision: '2025-11-25', page: 'server/prompts', section: 'Audio Content' } },
     },
     embedded: {
       level: 'MUST',
       spec: { revision: 'draft', page: 'server/prompts', section: 'Embedded Resources' },
       quote:
         'Resources can contain either text or binary (blob) data and MUST include: A valid resource URI The appropriate MIME type Either text content or base64-encoded blob data',
+      legacy: { spec: { revision: '2025-11-25', page: 'server/prompts', section: 'Embedded Resources' } },
     },
   },
   async run(t) {
@@ -128,6 +131,7 @@ export const getErrors = defineCheck({
   spec: { revision: 'draft', page: 'server/prompts', section: 'Error Handling' },
   quote:
     'Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid prompt name: -32602 (Invalid params) Missing required arguments: -32602 (Invalid params)',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/prompts', section: 'Error Handling' } },
   async run(t) {
     const prompts = await listedPrompts(t);
     const names = new Set(prompts.map(nameOf));
@@ -156,6 +160,10 @@ export const capability = defineCheck({
   level: 'MUST',
   spec: { revision: 'draft', page: 'server/prompts', section: 'Capabilities' },
   quote: 'Servers that support prompts MUST declare the prompts capability in their DiscoverResult:',
+  legacy: {
+    spec: { revision: '2025-11-25', page: 'server/prompts', section: 'Capabilities' },
+    quote: 'Servers that support prompts MUST declare the prompts capability during initialization:',
+  },
   async run(t) {
     const discovery = t.ctx.discovery();
     if (discovery.capabilities?.prompts !== undefined) {
@@ -167,7 +175,7 @@ export const capability = defineCheck({
     const listed = typeof ex === 'string' ? [] : Array.isArray(ex.result?.prompts) ? (ex.result.prompts as unknown[]) : [];
     t.note('prompts/list without the capability', typeof ex === 'string' ? ex : describeAnswer(ex));
     t.expect(listed.length === 0, {
-      expected: 'the prompts capability in server/discover, as prompts/list lists prompts',
+      expected: `the prompts capability in ${t.ctx.era === 'legacy' ? 'the initialize result' : 'server/discover'}, as prompts/list lists prompts`,
       actual: `capabilities ${show(discovery.capabilities)}; prompts/list listed ${listed.length} prompt(s)`,
       wire: [...(discovery.exchange ? [discovery.exchange] : []), ...(typeof ex === 'string' ? [] : [ex])],
     });
