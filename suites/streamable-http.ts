@@ -13,6 +13,8 @@ import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import { defineCheck, frameKey, show, type Probe } from './check.js';
 import { promptArguments } from './prompts.js';
+import { probeCall } from './targets.js';
+import { findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
 
 const { HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_VERSION } = ERROR_CODES;
 
@@ -385,6 +387,116 @@ export const headerSentinel = defineCheck({
   },
 });
 
+/** A header-mirrored argument of a tool the suite may call: the annotation's header name, its path, and the call. */
+interface MirroredCall {
+  tool: string;
+  header: string;
+  path: string[];
+  type: unknown;
+  args: JsonObject;
+}
+
+/** The value at a property path of the arguments. */
+function valueAt(args: unknown, path: string[]): unknown {
+  let v = args;
+  for (const key of path) v = typeof v === 'object' && v !== null ? (v as JsonObject)[key] : undefined;
+  return v;
+}
+
+/** The same arguments with one value replaced. */
+function withValue(args: JsonObject, path: string[], value: unknown): JsonObject {
+  const copy = structuredClone(args);
+  let node: JsonObject = copy;
+  for (const key of path.slice(0, -1)) {
+    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    node = node[key] as JsonObject;
+  }
+  node[path.at(-1)!] = value as JsonObject[string];
+  return copy;
+}
+
+/** Tools with a valid, statically reachable `x-mcp-header` annotation, each with a call the suite may send (valid, safe arguments). */
+async function mirroredCalls(t: Probe): Promise<MirroredCall[]> {
+  const out: MirroredCall[] = [];
+  for (const tool of (await t.ctx.tools()).items) {
+    const annotations = findHeaderAnnotations(tool.inputSchema).filter((a) => a.path && typeof a.value === 'string' && TOKEN.test(a.value));
+    if (annotations.length === 0) continue;
+    const call = probeCall(t.ctx.config, tool);
+    if (typeof call === 'string') {
+      t.note(`${String(tool.name)} not called`, call);
+      continue;
+    }
+    for (const a of annotations) out.push({ tool: call.name, header: `Mcp-Param-${String(a.value)}`, path: a.path!, type: a.type, args: call.arguments });
+  }
+  return out;
+}
+
+export const paramHeaders = defineCheck({
+  id: 'streamable-http/param-headers',
+  title: 'an Mcp-Param-* header that disagrees with the argument, or is missing, is refused with 400 and -32020',
+  level: 'MUST',
+  spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Behavior for Custom Headers' },
+  quote:
+    'Any server that processes the message body MUST validate that encoded header values, after decoding if Base64-encoded, match the corresponding values in the request body. Servers MUST reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020 (HeaderMismatch) if any validation fails.',
+  parts: {
+    invalidCharacters: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Behavior for Custom Headers' },
+      quote: 'Servers MUST reject requests with a recognized Mcp-Param-{Name} header that contains invalid characters (see Value Encoding).',
+    },
+    numeric: {
+      level: 'SHOULD',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Validation' },
+      quote:
+        'When validating integer parameter values, servers SHOULD compare the header value and the body value numerically rather than as strings (e.g., 42.0 and 42 are considered equal).',
+    },
+  },
+  transports: ['http'],
+  async run(t) {
+    const s = t.session;
+    const calls = await mirroredCalls(t);
+    if (calls.length === 0) return t.notObserved('no listed tool the suite may call has a valid x-mcp-header annotation (a read-only tool, or one the configuration file allows)');
+    let judged = 0;
+    for (const c of calls) {
+      let args = c.args;
+      let value = valueAt(args, c.path);
+      // An absent optional argument is given a value of its type, so that the header is due.
+      if (value === undefined || value === null) {
+        value = c.type === 'integer' ? 42 : c.type === 'boolean' ? true : c.type === 'string' ? 'mcp-conformance' : undefined;
+        if (value === undefined) continue;
+        args = withValue(args, c.path, value);
+      }
+      if (!(typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isInteger(value)))) continue;
+      const params = { name: c.tool, arguments: args };
+      const control = await send(t, { message: s.message('tools/call', params) });
+      if (!served(control)) {
+        t.note(`${c.tool} ${c.header} not served with correct headers`, describeRaw(control));
+        continue;
+      }
+      judged++;
+      const other = typeof value === 'string' ? `${value}-mismatch` : typeof value === 'boolean' ? String(!value) : String(value + 1);
+      const mismatch = await send(t, { message: s.message('tools/call', params), headers: { [c.header]: other } });
+      expectMismatch(t, mismatch, `tools/call ${c.tool} with ${c.header}: ${other}, the argument being ${show(value)}`);
+      const missing = await send(t, { message: s.message('tools/call', params), omit: [c.header] });
+      expectMismatch(t, missing, `tools/call ${c.tool} without ${c.header}, the argument being ${show(value)}`);
+      // A byte outside visible ASCII (sent as Latin-1): an invalid header character.
+      const invalid = await send(t, { message: s.message('tools/call', params), headers: { [c.header]: `mcp\u00e9conformance` } });
+      expectMismatch(t, invalid, `tools/call ${c.tool} with ${c.header} carrying a non-ASCII byte`, { part: 'invalidCharacters' });
+      if (typeof value === 'number') {
+        const numeric = await send(t, { message: s.message('tools/call', params), headers: { [c.header]: `${value}.0` } });
+        t.expect(served(numeric), {
+          expected: `tools/call ${c.tool} with ${c.header}: ${value}.0, the argument being ${value}: served as with ${value}`,
+          actual: describeRaw(numeric),
+          wire: numeric.frames,
+          part: 'numeric',
+        });
+      }
+    }
+    t.note('mirrored arguments judged', judged);
+    if (judged === 0) t.notObserved('no call of a tool with x-mcp-header annotations was served with correct headers');
+  },
+});
+
 export const olderClients = defineCheck({
   id: 'streamable-http/older-clients',
   title: 'an older client\'s GET and DELETE get 405 Method Not Allowed',
@@ -471,6 +583,7 @@ export const streamableHttpChecks = [
   headerMismatch,
   headerMissing,
   headerSentinel,
+  paramHeaders,
   olderClients,
   accelBuffering,
 ];
