@@ -226,10 +226,12 @@ async function namedRequests(t: Probe): Promise<Array<{ method: string; params: 
     if (resource) out.push({ method: 'resources/read', params: { uri: resource.uri! } });
   }
   if (caps.tools !== undefined) {
+    const tools = (await t.ctx.tools()).items.filter((x) => typeof x.name === 'string');
+    // A tool the suite may call, with valid arguments: the header checks need a call the server serves.
+    const callable = tools.map((x) => probeCall(t.ctx.config, x)).find((c) => typeof c !== 'string');
+    if (callable && typeof callable !== 'string') out.push({ method: 'tools/call', params: { name: callable.name, arguments: callable.arguments } });
     // A tool that requires an argument, called without it: nothing is done, whatever the server answers.
-    const tool = (await t.ctx.tools()).items.find(
-      (x) => typeof x.name === 'string' && Array.isArray((x.inputSchema as JsonObject | undefined)?.required) && ((x.inputSchema as JsonObject).required as unknown[]).length > 0,
-    );
+    const tool = tools.find((x) => Array.isArray((x.inputSchema as JsonObject | undefined)?.required) && ((x.inputSchema as JsonObject).required as unknown[]).length > 0);
     if (tool) out.push({ method: 'tools/call', params: { name: tool.name!, arguments: {} } });
   }
   return out;
@@ -308,6 +310,7 @@ export const headerMismatch = defineCheck({
         expectMismatch(t, r, `${p.method} with ${x.header}: ${x.value}, disagreeing with the body`, { alsoCodes: x.alsoCodes });
       }
     }
+    t.note('requests judged', judged);
     if (judged === 0) t.notObserved('no request was served with correct headers, so a refusal could not be told from any other');
   },
 });
@@ -353,6 +356,7 @@ export const headerMissing = defineCheck({
         expectMismatch(t, r, `${p.method} without Mcp-Name`);
       }
     }
+    t.note('requests judged', judged);
     if (judged === 0) t.notObserved('no request was served with correct headers, so a refusal could not be told from any other');
   },
 });
@@ -497,6 +501,33 @@ export const paramHeaders = defineCheck({
   },
 });
 
+export const sseEnds = defineCheck({
+  id: 'streamable-http/sse-ends',
+  title: 'the final response ends its SSE stream',
+  level: 'SHOULD',
+  spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
+  quote: 'The final JSON-RPC response SHOULD terminate the stream.',
+  transports: ['http'],
+  async run(t) {
+    // The configured slow call with a progressToken: the request a server most likely answers with a stream.
+    const slow = t.ctx.config.slowTool;
+    if (!slow) return t.notObserved('no slowTool in the configuration file: the suite knows no call a server answers with an SSE stream; name one (slowTool)');
+    const s = t.session;
+    const message = s.message('tools/call', { name: slow.name, arguments: slow.arguments ?? {}, _meta: { progressToken: `mcpc-sse-${s.nextId()}` } });
+    const r = await send(t, { message });
+    if (!r.sse) return t.notObserved(`tools/call ${slow.name} was answered without an SSE stream (${describeRaw(r)})`);
+    const final = messageOf(r);
+    const answered = final !== undefined && final.id === message.id && ('result' in final || 'error' in final);
+    if (!answered) return t.notObserved(`the SSE stream carried no response to tools/call ${slow.name} within ${s.requestTimeoutMs} ms`);
+    t.note('stream', `${r.messages.length} event(s) in ${r.durationMs} ms`);
+    t.expect(!r.timedOut, {
+      expected: 'the SSE stream ends with the final response',
+      actual: `the stream was still open ${s.requestTimeoutMs} ms after the request was sent, after its final response`,
+      wire: r.frames,
+    });
+  },
+});
+
 export const olderClients = defineCheck({
   id: 'streamable-http/older-clients',
   title: 'an older client\'s GET and DELETE get 405 Method Not Allowed',
@@ -584,6 +615,7 @@ export const streamableHttpChecks = [
   headerMissing,
   headerSentinel,
   paramHeaders,
+  sseEnds,
   olderClients,
   accelBuffering,
 ];
