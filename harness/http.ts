@@ -235,6 +235,18 @@ export class HttpTransport implements Transport {
         let mode: 'sse' | 'body' | undefined = declaredSse ? 'sse' : undefined;
         let head = '';
         const decoder = new StringDecoder('utf8');
+        // Well-formedness of the stream's bytes, checked as they come (one violation per answer).
+        const strict = new TextDecoder('utf-8', { fatal: true });
+        let badUtf8 = false;
+        const checkUtf8 = (chunk: Buffer) => {
+          if (badUtf8) return;
+          try {
+            strict.decode(chunk, { stream: true });
+          } catch {
+            badUtf8 = true;
+            sink.violation('not-utf8', `an HTTP ${mode === 'sse' ? 'SSE stream' : 'response body'} is not well-formed UTF-8 (read with replacement characters)`, chunk.subarray(0, 256).toString('utf8'));
+          }
+        };
         // SSE: characters fed since the last complete event; past `max` the event is dropped up to its end.
         let since = 0;
         let discarding = false;
@@ -272,7 +284,10 @@ export class HttpTransport implements Transport {
         const parts: Buffer[] = [];
         let size = 0;
         const feed = (chunk: Buffer) => {
-          if (mode === 'sse') return feedSse(decoder.write(chunk));
+          if (mode === 'sse') {
+            checkUtf8(chunk);
+            return feedSse(decoder.write(chunk));
+          }
           if (oversized) return;
           size += chunk.length;
           if (size > max) {
@@ -302,12 +317,14 @@ export class HttpTransport implements Transport {
         });
         res.on('end', () => {
           if (mode === 'sse') return;
-          const body = Buffer.concat(parts).toString('utf8');
+          const bytes = Buffer.concat(parts);
+          const body = bytes.toString('utf8');
           if (body.trim() === '') return;
           // An HTTP error answer (401, 404, ...) may carry any body; only a JSON-RPC one is a message.
           const ok = status >= 200 && status < 300;
           if ((/json/i.test(contentType) || /^\s*[{[]/.test(body)) && (ok || /"jsonrpc"\s*:/.test(body))) {
             delivered = true;
+            if (!isUtf8(bytes)) checkUtf8(bytes);
             sink.message(body, httpInfo);
           } else {
             snippet = body.slice(0, 200);

@@ -56,6 +56,7 @@ export interface Exchange {
  * request can own. Kinds:
  * - not-json / not-jsonrpc / batch: a line, body or SSE event that is not one JSON-RPC message;
  * - oversized-message: longer than the maximum message size (dropped unread);
+ * - not-utf8: a line, body or SSE stream whose bytes are not well-formed UTF-8 (still read, with replacement characters);
  * - unknown-id: a response with an id this connection never sent;
  * - duplicate-response: a second response to an answered request;
  * - stale-round-response: a second response on the id of a request answered with input_required
@@ -72,6 +73,7 @@ export type ViolationKind =
   | 'not-jsonrpc'
   | 'batch'
   | 'oversized-message'
+  | 'not-utf8'
   | 'unknown-id'
   | 'duplicate-response'
   | 'stale-round-response'

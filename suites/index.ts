@@ -23,6 +23,7 @@ import { resourceChecks } from './resources.js';
 import { progressChecks } from './progress.js';
 import { errorCodeChecks } from './error-codes.js';
 import { resultMetaChecks } from './result-meta.js';
+import { encodingChecks } from './encoding.js';
 
 export const catalogue: Check[] = [
   ...discoverChecks,
@@ -46,6 +47,7 @@ export const catalogue: Check[] = [
   ...progressChecks,
   ...errorCodeChecks,
   ...resultMetaChecks,
+  ...encodingChecks,
 ];
 
 const ids = new Set<string>();

@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HttpTransport } from '../harness/http.js';
+import { LineSplitter } from '../harness/lines.js';
 import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
 import { Session } from '../harness/session.js';
@@ -133,5 +134,44 @@ describe('URI template expansion (RFC 6570)', () => {
     expect(expandTemplate('https://x.example/search{?q,lang}', 'v')).toBe('https://x.example/search?q=v&lang=v');
     expect(expandTemplate('x://h{/seg}{.ext}', 'v')).toBe('x://h/v.v');
     expect(expandTemplate('x://h{;p}{#frag}', 'v')).toBe('x://h;p=v#v');
+  });
+});
+
+describe('UTF-8 well-formedness', () => {
+  it('a stdout line with a Latin-1 byte is delivered and reported once', () => {
+    const lines: string[] = [];
+    const bad: string[] = [];
+    const s = new LineSplitter(1000, (l) => lines.push(l), () => {}, (l) => bad.push(l));
+    s.push(Buffer.concat([Buffer.from('{"a":"21 '), Buffer.from([0xb0]), Buffer.from('C"}\n{"b":"°"}\n')]));
+    expect(lines).toHaveLength(2);
+    expect(bad).toHaveLength(1);
+  });
+
+  it('an HTTP body and an SSE stream with a Latin-1 byte are reported, a well-formed one is not', async () => {
+    let n = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        n++;
+        const bytes = Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${n},"result":{"t":"21 `), Buffer.from(n === 3 ? '°' : '\xb0', n === 3 ? 'utf8' : 'latin1'), Buffer.from('C"}}')]);
+        if (n === 2) {
+          res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+          res.end(Buffer.concat([Buffer.from('event: message\ndata: '), bytes, Buffer.from('\n\n')]));
+        } else {
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.end(bytes);
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const t = new HttpTransport({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, headers: {}, maxMessageBytes: 1 << 20 });
+    const kinds: string[] = [];
+    const messages: string[] = [];
+    await t.start({ message: (m) => messages.push(m), violation: (kind) => kinds.push(kind), closed: () => {} });
+    for (const id of [1, 2, 3]) await t.send(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`, { id, method: 'ping' });
+    await t.close();
+    server.close();
+    expect(messages).toHaveLength(3);
+    expect(kinds).toEqual(['not-utf8', 'not-utf8']);
   });
 });
