@@ -481,6 +481,14 @@ export const paramHeaders = defineCheck({
       const other = typeof value === 'string' ? `${value}-mismatch` : typeof value === 'boolean' ? String(!value) : String(value + 1);
       const mismatch = await send(t, { message: s.message('tools/call', params), headers: { [c.header]: other } });
       expectMismatch(t, mismatch, `tools/call ${c.tool} with ${c.header}: ${other}, the argument being ${show(value)}`);
+      // The right value in the Base64 sentinel form: decoded, it matches, so the call is served.
+      const sentinel = `=?base64?${Buffer.from(String(value), 'utf8').toString('base64')}?=`;
+      const encoded = await send(t, { message: s.message('tools/call', params), headers: { [c.header]: sentinel } });
+      t.expect(served(encoded), {
+        expected: `tools/call ${c.tool} with ${c.header}: ${sentinel} (${show(String(value))} Base64-encoded): served as with the plain value`,
+        actual: describeRaw(encoded),
+        wire: encoded.frames,
+      });
       const missing = await send(t, { message: s.message('tools/call', params), omit: [c.header] });
       expectMismatch(t, missing, `tools/call ${c.tool} without ${c.header}, the argument being ${show(value)}`);
       // A byte outside visible ASCII (sent as Latin-1): an invalid header character.
