@@ -6,6 +6,7 @@
 import { attempt } from './requests.js';
 import { defineCheck, describeAnswer, show, type Probe } from './check.js';
 import { walked } from './lists.js';
+import { judgeStability } from './list-stability.js';
 import { blockProblems } from './tools-call.js';
 import type { Exchange } from '../harness/session.js';
 import { ERROR_CODES } from '../model/error-codes.js';
@@ -184,23 +185,17 @@ export const capability = defineCheck({
 
 export const stableAcrossConnections = defineCheck({
   id: 'prompts/stable-across-connections',
-  title: 'a fresh connection sees the same set of prompts',
+  title: 'the set of prompts is the same on a fresh connection and after other requests',
   level: 'MUST',
   capability: 'prompts',
   spec: { revision: 'draft', page: 'server/prompts', section: 'Capabilities' },
   quote:
     'Servers that declare the prompts capability MUST respond to prompts/list requests with the set of prompts currently available to the requesting client. This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.',
   async run(t) {
-    const first = await walked(t, 'prompts/list');
-    const fresh = await walked(t, 'prompts/list', 'fresh');
-    const a = new Set(first.items.map(nameOf));
-    const b = new Set(fresh.items.map(nameOf));
-    const missing = [...a].filter((n) => !b.has(n));
-    const extra = [...b].filter((n) => !a.has(n));
-    t.expect(missing.length === 0 && extra.length === 0, {
-      expected: `the same ${a.size} prompt name(s) on connection ${fresh.pages[0]!.frames[0]?.connection ?? 2}`,
-      actual: `missing there: ${show(missing)}; only there: ${show(extra)}`,
-      wire: [first.pages[0]!, fresh.pages[0]!],
+    await judgeStability(t, 'prompts/list', 'prompt name', nameOf, async (send) => {
+      const prompt = (await t.ctx.walk('prompts/list')).items.find((p) => typeof p?.name === 'string');
+      if (prompt) await send('prompts/get', { name: nameOf(prompt), arguments: promptArguments(prompt) });
+      await send('prompts/get', { name: 'mcp-conformance-no-such-prompt', arguments: {} });
     });
   },
 });

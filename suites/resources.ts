@@ -7,6 +7,7 @@
 import { attempt } from './requests.js';
 import { defineCheck, describeAnswer, show, type Probe } from './check.js';
 import { walked } from './lists.js';
+import { judgeStability } from './list-stability.js';
 import type { Exchange } from '../harness/session.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 import type { JsonObject } from '../model/json.js';
@@ -242,23 +243,17 @@ export const capability = defineCheck({
 
 export const stableAcrossConnections = defineCheck({
   id: 'resources/stable-across-connections',
-  title: 'a fresh connection sees the same set of resources',
+  title: 'the set of resources is the same on a fresh connection and after other requests',
   level: 'MUST',
   capability: 'resources',
   spec: { revision: 'draft', page: 'server/resources', section: 'Capabilities' },
   quote:
     'Servers that declare the resources capability MUST respond to resources/list requests with the set of resources currently available to the requesting client. This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.',
   async run(t) {
-    const first = await walked(t, 'resources/list');
-    const fresh = await walked(t, 'resources/list', 'fresh');
-    const a = new Set(first.items.map(uriOf));
-    const b = new Set(fresh.items.map(uriOf));
-    const missing = [...a].filter((n) => !b.has(n));
-    const extra = [...b].filter((n) => !a.has(n));
-    t.expect(missing.length === 0 && extra.length === 0, {
-      expected: `the same ${a.size} resource URI(s) on connection ${fresh.pages[0]!.frames[0]?.connection ?? 2}`,
-      actual: `missing there: ${show(missing)}; only there: ${show(extra)}`,
-      wire: [first.pages[0]!, fresh.pages[0]!],
+    await judgeStability(t, 'resources/list', 'resource URI', uriOf, async (send) => {
+      const first = (await listedResources(t))[0];
+      if (first) await send('resources/read', { uri: uriOf(first) });
+      await send('resources/read', { uri: 'mcp-conformance-nonexistent:///resource' });
     });
   },
 });
