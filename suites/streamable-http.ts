@@ -8,6 +8,7 @@
  */
 import { TransportError } from '../harness/errors.js';
 import type { Session } from '../harness/session.js';
+import { SUBSCRIPTION_NOTIFICATIONS } from '../harness/subscription.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
@@ -536,6 +537,64 @@ export const sseEnds = defineCheck({
   },
 });
 
+export const requestStreamNotifications = defineCheck({
+  id: 'streamable-http/request-stream-notifications',
+  title: 'notifications on a request\'s stream relate to that request',
+  level: 'MUST',
+  spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
+  quote:
+    'The server MAY send JSON-RPC notifications — for example, notifications/progress or notifications/message — before the final response. These notifications MUST relate to the originating client request.',
+  transports: ['http'],
+  observer: true,
+  async run(t) {
+    // What can be told without knowing a server's own notifications: a subscription's notification
+    // (list changes, resource updates, acknowledgments) belongs on a subscriptions/listen stream, and
+    // a progress notification names the progressToken of the request whose stream carries it.
+    let judged = 0;
+    const faults: Array<{ expected: string; actual: string; wire: WireFrame[] }> = [];
+    for (const s of t.ctx.allSessions()) {
+      const requests = new Map<string, { method: string; token: unknown; frame: WireFrame }>();
+      for (const f of s.frames()) {
+        let m: JsonObject | undefined;
+        try {
+          m = JSON.parse(f.text) as JsonObject;
+        } catch {
+          continue;
+        }
+        if (typeof m !== 'object' || m === null) continue;
+        if (f.dir === 'out') {
+          if ((typeof m.id === 'string' || typeof m.id === 'number') && typeof m.method === 'string') {
+            const meta = ((m.params as JsonObject | undefined)?._meta ?? {}) as JsonObject;
+            requests.set(`${typeof m.id}:${m.id}`, { method: m.method, token: meta.progressToken, frame: f });
+          }
+          continue;
+        }
+        const stream = f.http?.requestId;
+        if (stream === undefined || typeof m.method !== 'string' || 'id' in m) continue;
+        const request = requests.get(`${typeof stream}:${stream}`);
+        if (!request || request.method === 'subscriptions/listen') continue;
+        judged++;
+        const params = (m.params ?? {}) as JsonObject;
+        if (SUBSCRIPTION_NOTIFICATIONS.has(m.method)) {
+          faults.push({
+            expected: `on the stream of ${request.method} only notifications about it (${m.method} belongs on a subscriptions/listen stream)`,
+            actual: `${m.method} on the response stream of ${request.method}`,
+            wire: [request.frame, f],
+          });
+        } else if (m.method === 'notifications/progress' && params.progressToken !== request.token) {
+          faults.push({
+            expected: `progress on the stream of ${request.method} for its own progressToken ${show(request.token ?? '(none sent)')}`,
+            actual: `notifications/progress for progressToken ${show(params.progressToken)}`,
+            wire: [request.frame, f],
+          });
+        }
+      }
+    }
+    t.note('notifications on request streams', judged);
+    for (const f of faults.slice(0, 5)) t.expect(false, f);
+  },
+});
+
 export const olderClients = defineCheck({
   id: 'streamable-http/older-clients',
   title: 'an older client\'s GET and DELETE get 405 Method Not Allowed',
@@ -624,6 +683,7 @@ export const streamableHttpChecks = [
   headerSentinel,
   paramHeaders,
   sseEnds,
+  requestStreamNotifications,
   olderClients,
   accelBuffering,
 ];
