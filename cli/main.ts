@@ -1,21 +1,42 @@
 /**
- * The command line: parse flags, run the engine, print the console report,
- * write the JUnit and JSON reports, exit 0 (nothing failed), 1 (a check
- * failed) or 2 (the run could not do its job). Reports are written on every
- * path, bad flags and interrupts included.
+ * The command line: parse flags, run the engine (live: each check's lines
+ * as its result arrives), write the reports, exit 0 (nothing failed), 1 (a
+ * check failed, or a baseline entry went stale) or 2 (the run could not do
+ * its job). Reports are written on every path, bad flags and interrupts
+ * included. A usage error prints its cause and a hint, nothing else.
+ *
+ * Subcommands live in their own cli/<name>.ts files and are registered in
+ * SUBCOMMANDS below; each gets the program and a context to set its exit
+ * code through.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { loadBaseline, type Baseline } from '../engine/baseline.js';
 import { findConfig, loadConfig, resolveSecrets } from '../engine/config.js';
-import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, runConformance, selectChecks, SPEC_CHOICES, toolVersion } from '../engine/run.js';
+import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, selectChecks, SPEC_CHOICES, toolVersion } from '../engine/run.js';
+import { parseShard, type Shard } from '../engine/shard.js';
+import { packageRoot } from '../harness/paths.js';
+import { splitCommand } from '../harness/argv.js';
 import { killAllServers } from '../harness/process.js';
-import { renderConsole, writeReports } from '../render/index.js';
+import { abortedResult, runConformance } from '../lib/index.js';
 import { catalogue } from '../suites/index.js';
-import { summarize, type RunResult } from '../model/results.js';
+import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
+import { deliver } from './output.js';
+import { liveProgress } from './progress.js';
+import { registerMerge } from './merge.js';
 
 export const DEFAULT_JUNIT = 'reports/junit.xml';
 export const DEFAULT_JSON = 'reports/results.json';
+export const DEFAULT_HTML = 'reports/report.html';
+/** Report writing gets what is left of --deadline, at least the first and at most the second figure. */
+const REPORT_TIME_MS = [2_000, 10_000] as const;
+
+/** What a subcommand gets: the way to set the exit code of the invocation. */
+export interface SubcommandContext {
+  setExitCode(code: number): void;
+}
+export type RegisterSubcommand = (program: Command, ctx: SubcommandContext) => void;
 
 interface Flags {
   config?: string;
@@ -29,6 +50,11 @@ interface Flags {
   strict: boolean;
   junit: string;
   json: string;
+  html: string;
+  baseline?: string;
+  writeBaseline?: string;
+  skip: string[];
+  shard?: Shard;
   timeout: number;
   checkTimeout: number;
   deadline: number;
@@ -62,12 +88,28 @@ const seedValue = (value: string) => {
   return n;
 };
 
-function program(): Command {
+const shardValue = (value: string) => {
+  try {
+    return parseShard(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+};
+
+function program(ctx: SubcommandContext): Command {
   const cmd = new Command('mcp-conformance')
     .description('Conformance test suite for Model Context Protocol servers')
     .version(toolVersion().version)
+    // Options after a subcommand's name are the subcommand's (`list --json`, `list --check`).
+    .enablePositionalOptions()
+    .helpCommand(true)
     .option('--config <path>', 'configuration file (default: mcp-conformance.config.yaml/.yml/.json in the current folder)')
-    .addOption(new Option('--server <command>', 'launch this server command (stdio, or with --url the HTTP server to start)'))
+    .addOption(
+      new Option(
+        '--server <command>',
+        'launch this server command, split like a POSIX shell (stdio, or with --url the HTTP server to start); "reference" is the bundled reference server',
+      ),
+    )
     .addOption(new Option('--url <url>', 'Streamable HTTP endpoint of the server'))
     .option('--header <"Name: value">', 'HTTP header sent on every request (repeatable; values never reported)', collect, [])
     .option('--env <KEY=VALUE>', 'environment variable for the launched server (repeatable; values never reported)', collect, [])
@@ -77,10 +119,15 @@ function program(): Command {
         .default(DEFAULTS.spec),
     )
     .option('--schema <path>', 'validate messages against this schema.json instead of the bundled one')
-    .option('--check <id-or-glob>', "run only matching checks, e.g. 'tools-list/*' (repeatable)", collect, [])
+    .option('--check <id-or-glob>', "run only matching checks, e.g. 'tools-list/*'; '!glob' leaves checks out (repeatable)", collect, [])
+    .option('--skip <id-or-glob>', 'leave matching checks out (repeatable; also checks.exclude in the config file)', collect, [])
+    .option('--shard <i/n>', 'run the i-th of n deterministic parts of the selected checks (combine with `merge`)', shardValue)
+    .option('--baseline <file>', 'known failures and warnings (YAML or JSON): reported as expected, not failing the run; stale entries fail it')
+    .option('--write-baseline <file>', "write this run's failures and warnings as a baseline (reason: TODO)")
     .option('--strict', 'count warnings (broken SHOULDs) as failures', false)
     .option('--junit <path>', 'JUnit XML report path', DEFAULT_JUNIT)
     .option('--json <path>', 'JSON report path', DEFAULT_JSON)
+    .option('--html <path>', 'HTML report path (one self-contained file)', DEFAULT_HTML)
     .option('--timeout <ms>', 'per-request timeout', positiveInt('--timeout'), DEFAULTS.requestTimeoutMs)
     .option('--check-timeout <ms>', 'time budget of one check', positiveInt('--check-timeout'), DEFAULTS.checkTimeoutMs)
     .option('--deadline <ms>', 'overall run deadline', positiveInt('--deadline'), DEFAULTS.runTimeoutMs)
@@ -110,6 +157,14 @@ function program(): Command {
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
     .action(() => {});
+  for (const register of SUBCOMMANDS) register(cmd, ctx);
+  return cmd;
+}
+
+/** Subcommands, one cli/<name>.ts file each. */
+const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerMerge];
+
+function registerList(cmd: Command, ctx: SubcommandContext): void {
   cmd
     .command('list')
     .description('print the catalogue of checks with spec references and levels')
@@ -117,6 +172,7 @@ function program(): Command {
     .option('--json', 'as JSON')
     .exitOverride()
     .action((opts: { check: string[]; json?: boolean }) => {
+      ctx.setExitCode(0);
       const checks = selectChecks(opts.check).map((c) => ({
         id: c.id,
         level: c.level,
@@ -138,32 +194,13 @@ function program(): Command {
       }
       process.stdout.write(`${checks.length} checks\n`);
     });
-  return cmd;
-}
-
-/** A result for a run that never started (bad flags). */
-function abortedRun(cause: string): RunResult {
-  return {
-    tool: toolVersion(),
-    startedAt: new Date().toISOString(),
-    durationMs: 0,
-    target: { transport: 'stdio' },
-    revision: DEFAULTS.spec,
-    strict: false,
-    checks: [],
-    summary: summarize([]),
-    stderr: '',
-    aborted: cause,
-    harnessErrors: [],
-    exitCode: 2,
-  };
 }
 
 function parseHeaders(list: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const h of list) {
     const i = h.indexOf(':');
-    if (i <= 0) throw new Error(`--header must look like "Name: value", got ${JSON.stringify(h.split(':')[0])}`);
+    if (i <= 0) throw new UsageError(`--header must look like "Name: value", got ${JSON.stringify(h.split(':')[0])}`);
     out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
   }
   return out;
@@ -173,23 +210,42 @@ function parseEnv(list: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const e of list) {
     const i = e.indexOf('=');
-    if (i <= 0) throw new Error(`--env must look like KEY=VALUE, got ${JSON.stringify(e.split('=')[0])}`);
+    if (i <= 0) throw new UsageError(`--env must look like KEY=VALUE, got ${JSON.stringify(e.split('=')[0])}`);
     out[e.slice(0, i)] = e.slice(i + 1);
   }
   return out;
 }
 
-async function report(run: RunResult, flags: { junit: string; json: string; color: boolean }): Promise<number> {
-  const color = flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY;
-  process.stdout.write(renderConsole(run, { color }));
-  try {
-    await writeReports(run, { junitPath: flags.junit, jsonPath: flags.json });
-  } catch (err) {
-    process.stderr.write(`mcp-conformance: cannot write reports: ${(err as Error).message}\n`);
-    return 2;
+/** A usage error: the cause and a hint, nothing else on the terminal; the reports still record it. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly hint = 'mcp-conformance --help lists every flag',
+  ) {
+    super(message);
   }
-  if (run.aborted) process.stderr.write(`mcp-conformance: ${firstLine(run.aborted)}\n`);
-  return run.exitCode;
+}
+
+async function usageError(err: UsageError, argv: string[]): Promise<number> {
+  process.stderr.write(`mcp-conformance: ${err.message}\nhint: ${err.hint}\n`);
+  const run = abortedResult(err.message);
+  // The reports record it too, quietly: a CI step that reads them sees why.
+  await deliver(run, {
+    junitPath: flagValue(argv, '--junit') ?? DEFAULT_JUNIT,
+    jsonPath: flagValue(argv, '--json') ?? DEFAULT_JSON,
+    htmlPath: flagValue(argv, '--html') ?? DEFAULT_HTML,
+    timeoutMs: REPORT_TIME_MS[0],
+    stderr: () => {},
+  });
+  return 2;
+}
+
+/** `reference [args]`: the bundled reference server. */
+function expandServer(command: string): string {
+  const words = splitCommand(command);
+  if (words[0] !== 'reference') return command;
+  const server = join(packageRoot(), 'fixtures', 'servers', 'reference', 'server.js');
+  return [process.execPath, server, ...words.slice(1)].map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
 /** The value of `--name v` or `--name=v` in raw argv, for the bad-flags path. */
@@ -206,27 +262,34 @@ function firstLine(text: string): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const cmd = program();
+  let subcommandCode: number | undefined;
+  const cmd = program({ setExitCode: (code) => void (subcommandCode = code) });
   let flags: Flags;
   try {
     await cmd.parseAsync(argv, { from: 'user' });
-    if (cmd.args[0] === 'list' || argv[0] === 'list') return 0;
+    if (subcommandCode !== undefined) return subcommandCode;
     flags = cmd.opts<Flags>();
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
         return 0;
       }
-      // The flags did not parse; still honour the report paths if they were given.
-      const reportTo = { junit: flagValue(argv, '--junit') ?? DEFAULT_JUNIT, json: flagValue(argv, '--json') ?? DEFAULT_JSON, color: false };
-      return report(abortedRun(err.message.replace(/^error: /, '')), reportTo);
+      const message = err.message.replace(/^error: /, '');
+      // A subcommand's bad flags: its cause and hint; no run, so no report.
+      if (subcommandCode !== undefined || (argv[0] !== undefined && cmd.commands.some((c) => c.name() === argv[0]))) {
+        process.stderr.write(`mcp-conformance: ${message}\nhint: mcp-conformance help ${argv[0]}\n`);
+        return 2;
+      }
+      return usageError(new UsageError(message), argv);
     }
     throw err;
   }
-  const reportTo = { junit: flags.junit, json: flags.json, color: flags.color };
+  if (cmd.args.length > 0) return usageError(new UsageError(`unexpected argument ${JSON.stringify(cmd.args[0])}`), argv);
+
   let headers: Record<string, string>;
   let env: Record<string, string>;
   let loaded: LoadedConfig | undefined;
+  let baseline: Baseline | undefined;
   try {
     const configPath = flags.config ?? findConfig(process.cwd());
     loaded = configPath ? loadConfig(configPath) : undefined;
@@ -234,18 +297,30 @@ export async function main(argv: string[]): Promise<number> {
     // Flags win over the file; the file's secrets come from the environment.
     flags.server ??= server?.command;
     flags.url ??= server?.url;
-    if (!flags.server && !flags.url) throw new Error('nothing to test: give --server "<command>" or --url <url> (see --help)');
+    if (!flags.server && !flags.url) {
+      throw new UsageError('nothing to test: no --server or --url was given', 'mcp-conformance --server "node server.js"  (or --server reference, the bundled reference server)');
+    }
+    if (flags.server !== undefined) {
+      if (splitCommand(flags.server).length === 0) throw new UsageError('the --server command is empty');
+      flags.server = expandServer(flags.server);
+    }
     headers = { ...resolveSecrets(server?.headers, process.env, 'header'), ...parseHeaders(flags.header) };
     env = { ...resolveSecrets(server?.env, process.env, 'env'), ...parseEnv(flags.env) };
+    baseline = flags.baseline !== undefined ? loadBaseline(flags.baseline) : undefined;
   } catch (err) {
-    return report(abortedRun((err as Error).message), reportTo);
+    return usageError(err instanceof UsageError ? err : new UsageError((err as Error).message), argv);
   }
+  const reportTo = { junitPath: flags.junit, jsonPath: flags.json, htmlPath: flags.html };
+  const color = flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY;
 
   const interrupt = new AbortController();
   let interrupts = 0;
+  let phase: 'run' | 'report' = 'run';
   const onSignal = (sig: NodeJS.Signals) => {
     interrupts++;
-    if (interrupts > 1) {
+    // Once the run is over, or on a second signal, stop at once: atomic writes leave no half report.
+    if (phase === 'report' || interrupts > 1) {
+      process.stderr.write(`mcp-conformance: ${phase === 'report' ? 'interrupted while writing reports' : 'interrupted again'} by ${sig}\n`);
       killAllServers();
       process.exit(2);
     }
@@ -254,8 +329,15 @@ export async function main(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
+  const started = Date.now();
+  const live = liveProgress({
+    color,
+    tty: !!process.stdout.isTTY,
+    context: { invocation: argv, target: { transport: flags.url ? 'http' : 'stdio', ...(flags.url ? { url: flags.url } : { command: flags.server }) } },
+  });
   try {
-    const run = await runConformance({
+    live.start();
+    const run: RunResult = await runConformance({
       command: flags.server,
       url: flags.url,
       headers,
@@ -263,6 +345,9 @@ export async function main(argv: string[]): Promise<number> {
       spec: flags.spec,
       schemaPath: flags.schema,
       checks: flags.check,
+      skip: flags.skip,
+      ...(flags.shard ? { shard: flags.shard } : {}),
+      ...(baseline ? { baseline } : {}),
       strict: flags.strict,
       requestTimeoutMs: flags.timeout,
       checkTimeoutMs: flags.checkTimeout,
@@ -284,8 +369,17 @@ export async function main(argv: string[]): Promise<number> {
       config: loaded?.config,
       cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,
+      onResult: (check, index, total) => live.onResult(check, index, total),
     });
-    return await report(run, reportTo);
+    phase = 'report';
+    live.end(run);
+    const left = flags.deadline - (Date.now() - started);
+    return await deliver(run, {
+      ...reportTo,
+      timeoutMs: Math.min(REPORT_TIME_MS[1], Math.max(REPORT_TIME_MS[0], left)),
+      ...(flags.writeBaseline ? { writeBaseline: flags.writeBaseline } : {}),
+      ...(baseline ? { baseline } : {}),
+    });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -358,7 +358,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   } finally {
     clearTimeout(deadline);
     o.signal?.removeEventListener('abort', onInterrupt);
-    result.stderr = target?.stderrTail(primary) ?? '';
+    result.stderr = target?.stderrTail(primary ?? sessions[0]) ?? '';
     await target?.close();
   }
   return finish();

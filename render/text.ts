@@ -150,3 +150,21 @@ export function serverErrorLine(stderr: string): string | undefined {
   const line = named ?? lines[0];
   return line === undefined ? undefined : safeClip(line, 300);
 }
+
+/**
+ * The one-line cause of an aborted run. Where the cause quotes the end of
+ * the server's stderr (often the tail of a stack trace), the server's own
+ * first error line is shown instead.
+ */
+export function abortLine(run: Pick<RunResult, 'aborted' | 'stderr'>): string {
+  const text = run.aborted ?? '';
+  const at = text.indexOf('; stderr ends:');
+  if (at < 0) return safeText(text.split('\n')[0]!);
+  const prefix = text.slice(0, at);
+  const quoted = text.slice(at + '; stderr ends:'.length).replace(/\)+\s*$/, '');
+  const said = serverErrorLine(run.stderr) ?? serverErrorLine(quoted);
+  if (!said) return safeText(text.split('\n')[0]!);
+  // Close what the cause opened before the replaced tail.
+  const open = (prefix.match(/\(/g) ?? []).length - (prefix.match(/\)/g) ?? []).length;
+  return safeText(`${prefix}; the server said: ${said}${')'.repeat(Math.max(0, open))}`);
+}
