@@ -13,7 +13,7 @@
  * expect(run.summary.fail).toBe(0);
  * ```
  */
-import { applyBaseline, loadBaseline, type Baseline } from '../engine/baseline.js';
+import { applyBaseline, loadBaseline, markExpected, type Baseline } from '../engine/baseline.js';
 import { DEFAULTS, runConformance as runEngine, toolVersion, type RunOptions } from '../engine/run.js';
 import { describePlan, planChecks, type Shard } from '../engine/shard.js';
 import { summarize, type RunResult } from '../model/results.js';
@@ -57,7 +57,13 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
   const plan = { include: options.checks ?? [], exclude: [...(skip ?? []), ...(options.config?.checks?.exclude ?? [])], ...(shard ? { shard } : {}) };
   const selected = planChecks(plan);
   if (selected.length === 0) return abortedResult(`no check is left to run by ${describePlan(plan)} (see "mcp-conformance list")`, options);
-  const run = await runEngine({ ...engine, checks: selected.map((c) => c.id) });
+  const onResult = engine.onResult;
+  const run = await runEngine({
+    ...engine,
+    checks: selected.map((c) => c.id),
+    // A live report shows a baselined failure as expected from the start.
+    ...(onResult && loaded ? { onResult: (c, i, n) => (markExpected(c, loaded!), onResult(c, i, n)) } : {}),
+  });
   return loaded ? applyBaseline(run, loaded) : run;
 }
 
