@@ -187,13 +187,14 @@ function checkHtml(c: CheckResult, run: RunResult): string {
 function subjectHtml(c: CheckResult, r: SubjectResult, run: RunResult): string {
   const v: Verdict | 'expected' = r.expected && (r.verdict === 'fail' || r.verdict === 'warn') ? 'expected' : r.verdict;
   const note = r.expected ? ` <span class="reason">— expected ${h(r.verdict)} (baseline: ${h(r.expected.reason, 500)})</span>` : r.reason ? ` <span class="reason">— ${h(r.reason, 2000)}</span>` : '';
-  const findings = r.findings.map((f, i) => findingHtml(f, i, r.findings.length, run)).join('\n');
+  const findings = r.findings.map((f, i) => findingHtml(f, i, r.findings.length, run, c.requirement)).join('\n');
   return `<div class="subject" data-subject="${h(r.subject, 300, false)}" data-verdict="${r.verdict}"><span class="mark m-${v}">${MARK[v]}</span>${h(r.subject, 300)} <span class="counts-small">${h(VERDICT_LABEL[r.verdict])}</span>${note}${findings}</div>`;
 }
 
-function findingHtml(f: Finding, i: number, n: number, run: RunResult): string {
+function findingHtml(f: Finding, i: number, n: number, run: RunResult, quoted: string): string {
   const rows: Array<[string, string]> = [
-    ['Requirement', `<blockquote class="quote">${h(f.requirement)}</blockquote>`],
+    // The check's quote is shown above; a finding's own requirement (a part's rule) is shown when it differs.
+    ...(f.requirement !== quoted ? ([['Requirement', `<blockquote class="quote">${h(f.requirement)}</blockquote>`]] as Array<[string, string]>) : []),
     ['Expected', h(f.expected)],
     ['Actual', h(f.actual)],
   ];

@@ -1,0 +1,68 @@
+/**
+ * GitHub Actions: annotations (workflow commands) when GITHUB_ACTIONS is
+ * set, and the Markdown step summary in $GITHUB_STEP_SUMMARY, from a real
+ * run against a broken reference server; escaping of what a server sent.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderAnnotations, renderStepSummary } from '../render/index.js';
+import { cli, everyVerdict, FAIL_BREAK, WARN_BREAK } from './gate-helpers.js';
+import { referenceCommand, tempDir } from './helpers.js';
+
+const reports = (dir: string) => ['--junit', join(dir, 'junit.xml'), '--json', join(dir, 'results.json'), '--html', join(dir, 'report.html')];
+
+describe('GitHub Actions', () => {
+  it('annotates failures as errors and writes the step summary with requirement, expected, actual and the spec link', async () => {
+    const dir = tempDir();
+    const summary = join(dir, 'summary.md');
+    writeFileSync(summary, '# earlier step\n');
+    const r = await cli(['--server', referenceCommand('--break', FAIL_BREAK), '--check', 'tools-list/*', ...reports(dir)], {
+      env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
+    });
+    expect(r.code).toBe(1);
+    const errors = r.stdout.split('\n').filter((l) => l.startsWith('::error '));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(new RegExp(`^::error title=mcp-conformance ${FAIL_BREAK}::FAIL ${FAIL_BREAK}: `));
+    expect(errors[0]).toContain('%0ARequirement: The set of tools MUST NOT vary per-connection');
+    expect(errors[0]).toContain('%0AExpected: the same');
+    expect(errors[0]).toContain('%0ASpec: server/tools#Capabilities (MUST) https://modelcontextprotocol.io/specification/draft/server/tools#capabilities');
+
+    const md = readFileSync(summary, 'utf8');
+    expect(md.startsWith('# earlier step\n')).toBe(true); // appended, not replaced
+    expect(md).toContain('## mcp-conformance: ❌ FAILED');
+    expect(md).toMatch(/\| pass \| fail \| warn \| skip \| not observed \|\n\| ---: .*\n\| \d+ \| 1 \| 0 \| 0 \| 0 \|/);
+    expect(md).toContain('### Failures (1)');
+    expect(md).toContain('> The set of tools MUST NOT vary per\\-connection or as a side effect of other requests on the connection.');
+    expect(md).toMatch(/- \*\*Expected:\*\* the same \d+ tool name\\\(s\\\) on connection 2/);
+    expect(md).toMatch(/- \*\*Actual:\*\* /);
+    expect(md).toContain('(https://modelcontextprotocol.io/specification/draft/server/tools#capabilities)');
+  });
+
+  it('warnings are warning annotations; nothing is printed outside GitHub Actions', async () => {
+    const dir = tempDir();
+    const r = await cli(['--server', referenceCommand('--break', WARN_BREAK), '--check', 'tools-list/*', ...reports(dir)], { env: { GITHUB_ACTIONS: 'true' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^::warning title=mcp-conformance ${WARN_BREAK}::WARN `, 'm'));
+    expect(r.stdout).not.toMatch(/^::error/m);
+    const plain = await cli(['--server', referenceCommand('--break', WARN_BREAK), '--check', 'tools-list/*', ...reports(dir)]);
+    expect(plain.stdout).not.toMatch(/^::/m);
+    expect(existsSync(join(dir, 'summary.md'))).toBe(false);
+  });
+
+  it('escapes workflow commands and Markdown; baselined results are listed, never annotated', () => {
+    const run = everyVerdict();
+    run.checks[1]!.results[0]!.findings[0]!.actual = 'line one\n::error::forged\r100%';
+    const a = renderAnnotations(run);
+    for (const line of a.trim().split('\n')) expect(line).toMatch(/^::(error|warning|notice) /);
+    expect(a).toContain('Actual: line one\\n::error::forged\\r100%25');
+    expect(a).not.toContain('f-expected');
+    expect(a).toMatch(/^::error title=mcp-conformance stale baseline entry::tools-list\/a-pass no longer fails/m);
+    const md = renderStepSummary(run);
+    expect(md).toContain('Servers MUST answer &lt;tools/list&gt;.');
+    expect(md).toContain('### Expected (in the baseline) (1)');
+    expect(md).toContain('- **Baseline reason:** issue \\#12');
+    expect(md).toContain('### Stale baseline entries (1)');
+    expect(md).toContain('### Warnings (1)');
+  });
+});
