@@ -92,7 +92,8 @@ function mergeChecks(lists: CheckResult[][]): CheckResult[] {
       byId.set(c.id, seen ? { ...seen, results: mergeSubjects(seen.results, c.results) } : { ...c, results: c.results.map((r) => ({ ...r })) });
     }
   }
-  const order = new Map(catalogue.map((c, i) => [c.id, i]));
+  // The engine's order: the catalogue's, observers last.
+  const order = new Map(catalogue.map((c, i) => [c.id, i + (c.observer ? catalogue.length : 0)]));
   return [...byId.values()].sort((x, y) => (order.get(x.id) ?? Infinity) - (order.get(y.id) ?? Infinity));
 }
 
