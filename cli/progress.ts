@@ -23,7 +23,7 @@ export function liveProgress(opts: LiveOptions) {
     const width = 24;
     const done = Math.round(((index + 1) / total) * width);
     const secs = ((Date.now() - started) / 1000).toFixed(0);
-    return `[${'█'.repeat(done)}${'░'.repeat(width - done)}] ${index + 1}/${total} checks, ${secs} s — ${id}`;
+    return `[${'█'.repeat(done)}${'░'.repeat(width - done)}] ${index + 1}/${total} checks done, ${secs} s — last: ${id}`;
   };
   return {
     start(): void {
@@ -43,7 +43,10 @@ export function liveProgress(opts: LiveOptions) {
       }
     },
     end(run: RunResult): void {
-      if (opts.tty) logUpdate.clear();
+      if (opts.tty) {
+        logUpdate.clear();
+        logUpdate.done();
+      }
       write(view.end(run));
     },
   };
