@@ -236,6 +236,8 @@ async function usageError(err: UsageError, argv: string[]): Promise<number> {
     htmlPath: flagValue(argv, '--html') ?? DEFAULT_HTML,
     timeoutMs: REPORT_TIME_MS[0],
     stderr: () => {},
+    // Cause and hint only: no annotations or step summary either.
+    env: {},
   });
   return 2;
 }
@@ -333,7 +335,7 @@ export async function main(argv: string[]): Promise<number> {
   const live = liveProgress({
     color,
     tty: !!process.stdout.isTTY,
-    context: { invocation: argv, target: { transport: flags.url ? 'http' : 'stdio', ...(flags.url ? { url: flags.url } : { command: flags.server }) } },
+    version: toolVersion().version,
   });
   try {
     live.start();

@@ -48,7 +48,9 @@ export async function deliver(run: RunResult, o: OutputOptions): Promise<number>
     code = 2;
   }
 
-  if (o.writeBaseline) {
+  if (o.writeBaseline && run.aborted !== undefined) {
+    err(`mcp-conformance: not writing the baseline ${o.writeBaseline}: the run could not do its job, so its failures are not the server's known ones\n`);
+  } else if (o.writeBaseline) {
     const entries = baselineEntries(run, o.baseline);
     try {
       const left = Math.max(500, o.timeoutMs - (Date.now() - started));

@@ -11,13 +11,13 @@ import { liveConsole } from '../render/index.js';
 export interface LiveOptions {
   color: boolean;
   tty: boolean;
-  context: Pick<RunResult, 'invocation' | 'target'>;
+  version: string;
   write?: (text: string) => void;
 }
 
 export function liveProgress(opts: LiveOptions) {
   const write = opts.write ?? ((text: string) => void process.stdout.write(text));
-  let view = liveConsole({ color: opts.color, context: opts.context });
+  let view = liveConsole({ color: opts.color });
   let started = Date.now();
   const bar = (index: number, total: number, id: string) => {
     const width = 24;
@@ -28,11 +28,11 @@ export function liveProgress(opts: LiveOptions) {
   return {
     start(): void {
       started = Date.now();
-      write(view.start());
+      write(view.start(opts.version));
     },
     /** The engine's onResult. `--spec all` runs the catalogue once per era: a new pass starts at index 0. */
     onResult(check: CheckResult, index: number, total: number): void {
-      if (index === 0 && check !== undefined) view = liveConsole({ color: opts.color, context: opts.context });
+      if (index === 0) view = liveConsole({ color: opts.color });
       const text = view.check(check);
       if (opts.tty) {
         logUpdate.clear();

@@ -332,7 +332,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
 
     const ordered = [...checks.filter((c) => !c.observer), ...checks.filter((c) => c.observer)];
     let previous: CheckResult | undefined;
-    const push = (c: CheckResult) => (result.checks.push(c), o.onResult?.(c, result.checks.length - 1, ordered.length));
+    // A streamed result is redacted as the finished run is: no secret the server echoed reaches a live report.
+    const push = (c: CheckResult) => (result.checks.push(c), o.onResult?.(redactor.redactDeep(c), result.checks.length - 1, ordered.length));
     for (const check of ordered) {
       // Observers judge what the run saw; they send nothing, so they run even after the run was cut short.
       if (!check.observer) {

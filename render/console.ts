@@ -19,6 +19,11 @@ export interface ConsoleOptions {
   verbose?: boolean;
 }
 
+/** Live lines leave out replay commands (the finished, redacted run prints them at the end). */
+interface RenderFlags {
+  replay: boolean;
+}
+
 /** Wire frames shown per finding (verbose: all). */
 const WIRE_FRAMES = 6;
 /** Characters of frame text shown per frame. */
@@ -74,7 +79,7 @@ const pad = (n: number): string => ' '.repeat(n);
 const LONG_REASON = 120;
 
 /** What one report remembers between checks: the area printed last and the long reasons already shown. */
-interface ConsoleState {
+interface ConsoleState extends RenderFlags {
   area?: string;
   reasons: Map<string, string>;
 }
@@ -84,7 +89,7 @@ export function renderConsole(run: RunResult, opts: ConsoleOptions): string {
   const paint = painter(opts.color);
   const verbose = opts.verbose === true;
   const out: string[] = [];
-  const state: ConsoleState = { reasons: new Map() };
+  const state: ConsoleState = { reasons: new Map(), replay: true };
 
   renderHeader(run, paint, out);
   for (const check of run.checks) renderCheckInArea(check, paint, verbose, out, run, state);
@@ -97,28 +102,41 @@ export function renderConsole(run: RunResult, opts: ConsoleOptions): string {
  * check's lines as its result arrives (with its area's heading when the area
  * changes), `end()` the header rows and the summary once the run is over.
  */
-export function liveConsole(opts: ConsoleOptions & { context: Pick<RunResult, 'invocation' | 'target'> }) {
+export function liveConsole(opts: ConsoleOptions) {
   const paint = painter(opts.color);
   const verbose = opts.verbose === true;
-  const state: ConsoleState = { reasons: new Map() };
+  const state: ConsoleState = { reasons: new Map(), replay: false };
   return {
-    start(): string {
-      const where = opts.context.target.transport === 'http' ? opts.context.target.url : opts.context.target.command;
-      return `${paint('mcp-conformance', 'bold')} testing ${safeText(opts.context.target.transport)} ${where !== undefined ? safeText(where) : ''}\n`;
+    start(version: string): string {
+      return `${paint(`mcp-conformance ${safeText(version)}`, 'bold')}: running checks…\n`;
     },
     check(check: CheckResult): string {
       const out: string[] = [];
-      renderCheckInArea(check, paint, verbose, out, { ...opts.context } as RunResult, state);
+      renderCheckInArea(check, paint, verbose, out, { invocation: [], target: { transport: 'stdio' } } as unknown as RunResult, state);
       return out.join('\n') + '\n';
     },
     end(run: RunResult): string {
-      const out: string[] = [''];
-      if (run.eras) return renderEras(run, opts);
+      const out: string[] = [];
+      for (const part of run.eras ?? [run]) renderReplays(part, paint, out);
+      if (run.eras) return `${out.join('\n')}${out.length ? '\n' : ''}${renderEras(run, opts, false)}`;
+      out.push('');
       renderHeader(run, paint, out);
       renderFooter(run, paint, verbose, out);
       return out.join('\n') + '\n';
     },
   };
+}
+
+/** The replay command of every generated case that failed or warned. */
+function renderReplays(run: RunResult, paint: Paint, out: string[]): void {
+  const lines: string[] = [];
+  for (const c of run.checks) {
+    for (const r of c.results) {
+      for (const f of r.findings) if (f.replay) lines.push(`  ${safeText(c.id)} [${safeClip(r.subject, 200)}]: ${replayCommand(run, f.replay)}`);
+    }
+  }
+  if (lines.length === 0) return;
+  out.push('', paint('Replay (each command reproduces one generated case):', 'bold'), ...lines);
 }
 
 function renderCheckInArea(check: CheckResult, paint: Paint, verbose: boolean, out: string[], run: RunResult, state: ConsoleState): void {
@@ -131,11 +149,16 @@ function renderCheckInArea(check: CheckResult, paint: Paint, verbose: boolean, o
 }
 
 /** `--spec all`: each era's complete report in turn, then the combined result. */
-function renderEras(run: RunResult, opts: ConsoleOptions): string {
+function renderEras(run: RunResult, opts: ConsoleOptions, checks = true): string {
   const paint = painter(opts.color);
   const parts = (run.eras ?? []).map((era) => {
     const title = `━━ ${safeText(era.revision)}${era.era ? ` (${safeText(era.era.era)} era)` : ''} ━━`;
-    return `${paint(title, 'bold')}\n${renderConsole(era, opts)}`;
+    if (checks) return `${paint(title, 'bold')}\n${renderConsole(era, opts)}`;
+    // Live: the checks were printed as they ran; each era's header and summary remain.
+    const out: string[] = [];
+    renderHeader(era, paint, out);
+    renderFooter(era, paint, opts.verbose === true, out);
+    return `${paint(title, 'bold')}\n${out.join('\n')}\n`;
   });
   const s = run.summary;
   const lines = [
@@ -231,7 +254,7 @@ function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: st
     out.push(line);
     if (isProblem) {
       out.push(`${pad(6)}${paint('Spec:', 'dim')} ${specText(check)}`);
-      renderSubjectBody(r, paint, verbose, 6, out, run);
+      renderSubjectBody(r, paint, verbose, 6, out, run, state);
     } else if (verbose) {
       renderVerboseExtras(r, paint, 6, out);
     }
@@ -250,7 +273,7 @@ function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: st
       continue;
     }
     out.push(`${pad(6)}${verdictMark(r.verdict, paint)} ${safeClip(r.subject, 200)}`);
-    renderSubjectBody(r, paint, verbose, 10, out, run);
+    renderSubjectBody(r, paint, verbose, 10, out, run, state);
   }
 
   if (verbose) {
@@ -279,7 +302,7 @@ function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: st
 }
 
 /** Findings of a fail / warn subject, indented by `indent`. */
-function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult): void {
+function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult, flags: RenderFlags): void {
   const ind = pad(indent);
   if (r.reason !== undefined && r.reason !== '') {
     out.push(`${ind}${paint('Note:', 'dim')} ${safeClip(r.reason, verbose ? FIELD_CHARS_VERBOSE : FIELD_CHARS)}`);
@@ -289,14 +312,14 @@ function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, ind
   }
   r.findings.forEach((f, i) => {
     if (r.findings.length > 1) out.push(`${ind}${paint(`Finding ${i + 1} of ${r.findings.length}:`, 'bold')}`);
-    renderFinding(f, paint, verbose, indent, out, run);
+    renderFinding(f, paint, verbose, indent, out, run, flags);
   });
   if (verbose && r.details !== undefined) {
     out.push(`${ind}${paint('Details:', 'dim')} ${safeClip(r.details, FIELD_CHARS_VERBOSE)}`);
   }
 }
 
-function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult): void {
+function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult, flags: RenderFlags): void {
   const ind = pad(indent);
   const max = verbose ? FIELD_CHARS_VERBOSE : FIELD_CHARS;
   const field = (label: string, value: string): void => {
@@ -310,7 +333,7 @@ function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: numbe
   field('Requirement', f.requirement);
   field('Expected', f.expected);
   field('Actual', f.actual);
-  if (f.replay) field('Replay', replayCommand(run, f.replay));
+  if (f.replay && flags.replay) field('Replay', replayCommand(run, f.replay));
 
   if (f.wire.length > 0) {
     const { shown, omitted } = lastFrames(f.wire, verbose ? Infinity : WIRE_FRAMES);

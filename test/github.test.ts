@@ -5,10 +5,12 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
+import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { renderAnnotations, renderStepSummary } from '../render/index.js';
 import { cli, everyVerdict, FAIL_BREAK, WARN_BREAK } from './gate-helpers.js';
-import { referenceCommand, tempDir } from './helpers.js';
+import { referenceCommand, ROOT, tempDir } from './helpers.js';
 
 const reports = (dir: string) => ['--junit', join(dir, 'junit.xml'), '--json', join(dir, 'results.json'), '--html', join(dir, 'report.html')];
 
@@ -64,5 +66,49 @@ describe('GitHub Actions', () => {
     expect(md).toContain('- **Baseline reason:** issue \\#12');
     expect(md).toContain('### Stale baseline entries (1)');
     expect(md).toContain('### Warnings (1)');
+  });
+});
+
+describe('action.yml', () => {
+  interface Step {
+    id?: string;
+    uses?: string;
+    run?: string;
+    env?: Record<string, string>;
+  }
+  const action = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { runs: { using: string; steps: Step[] }; inputs: Record<string, unknown> };
+
+  it('is a composite action that sets up Node, runs the suite and uploads the reports', () => {
+    expect(action.runs.using).toBe('composite');
+    const uses = action.runs.steps.map((s) => s.uses).filter(Boolean);
+    expect(uses).toEqual(['actions/setup-node@v4', 'actions/upload-artifact@v4']);
+    expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['server', 'url', 'config', 'baseline', 'args', 'node-version', 'reports']));
+  });
+
+  it("its run step, executed as the runner would, tests the server and records the exit code", async () => {
+    const step = action.runs.steps.find((s) => s.id === 'run')!;
+    const dir = tempDir();
+    const output = join(dir, 'github-output');
+    writeFileSync(output, '');
+    const r = await execa('bash', ['-e', '-c', step.run!], {
+      cwd: dir,
+      reject: false,
+      env: {
+        NO_COLOR: '1',
+        GITHUB_ACTION_PATH: ROOT,
+        GITHUB_OUTPUT: output,
+        MCPC_SERVER: 'reference --break ' + FAIL_BREAK,
+        MCPC_URL: '',
+        MCPC_CONFIG: '',
+        MCPC_BASELINE: '',
+        MCPC_ARGS: "--check 'tools-list/*' --seed 2",
+        MCPC_REPORTS: 'out',
+      },
+    });
+    expect(r.exitCode, String(r.stderr)).toBe(1);
+    expect(readFileSync(output, 'utf8')).toBe('exit-code=1\n');
+    for (const f of ['junit.xml', 'results.json', 'report.html']) expect(existsSync(join(dir, 'out', f))).toBe(true);
+    const run = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')) as { checks: Array<{ id: string }> };
+    expect(run.checks.every((c) => c.id.startsWith('tools-list/'))).toBe(true);
   });
 });

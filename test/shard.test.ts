@@ -74,6 +74,15 @@ describe('--shard and merge', () => {
     expect(mergeRuns([run('pass'), run('fail'), run('not-observed')]).checks[0]!.results[0]!.verdict).toBe('fail');
     expect(mergeRuns([run('not-observed'), run('pass')]).checks[0]!.results[0]!.verdict).toBe('pass');
     expect(mergeRuns([run('pass'), run('fail')]).exitCode).toBe(1);
+    // --spec all: era by era.
+    const eras = (v: 'pass' | 'fail') => ({ ...base, revision: 'all', checks: [], summary: run(v).summary, eras: [{ ...run(v), revision: '2026-07-28' }, { ...run('pass'), revision: '2025-11-25' }] });
+    const both = mergeRuns([eras('pass'), eras('fail')]);
+    expect(both.eras!.map((e) => [e.revision, e.checks[0]!.results[0]!.verdict])).toEqual([
+      ['2026-07-28', 'fail'],
+      ['2025-11-25', 'pass'],
+    ]);
+    expect(both.summary.fail).toBe(1);
+    expect(both.exitCode).toBe(1);
 
     const dir = tempDir();
     const r = await cli(['merge', join(dir, 'nope.json')]);
