@@ -22,6 +22,7 @@ import { abortedResult, runConformance } from '../lib/index.js';
 import { catalogue } from '../suites/index.js';
 import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
+import { shellWord } from '../render/text.js';
 import { deliver } from './output.js';
 import { liveProgress } from './progress.js';
 import { registerMerge } from './merge.js';
@@ -247,7 +248,7 @@ function expandServer(command: string): string {
   const words = splitCommand(command);
   if (words[0] !== 'reference') return command;
   const server = join(packageRoot(), 'fixtures', 'servers', 'reference', 'server.js');
-  return [process.execPath, server, ...words.slice(1)].map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return [process.execPath, server, ...words.slice(1)].map(shellWord).join(' ');
 }
 
 /** The value of `--name v` or `--name=v` in raw argv, for the bad-flags path. */

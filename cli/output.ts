@@ -8,7 +8,7 @@ import { appendFile } from 'node:fs/promises';
 import { baselineEntries, baselineText, type Baseline } from '../engine/baseline.js';
 import type { RunResult } from '../model/results.js';
 import { abortLine } from '../render/text.js';
-import { renderAnnotations, renderStepSummary, writeFileAtomic, writeReportsWithin, type ReportPaths } from '../render/index.js';
+import { renderAnnotations, renderStepSummary, within, writeFileAtomic, writeReportsWithin, type ReportPaths } from '../render/index.js';
 
 export interface OutputOptions extends ReportPaths {
   /** Time report writing may take in all. */
@@ -28,17 +28,18 @@ export async function deliver(run: RunResult, o: OutputOptions): Promise<number>
   const out = o.stdout ?? ((t: string) => void process.stdout.write(t));
   let code: number = run.exitCode;
 
+  const started = Date.now();
+  const left = () => Math.max(500, o.timeoutMs - (Date.now() - started));
   if (env.GITHUB_ACTIONS === 'true') out(renderAnnotations(run));
   if (env.GITHUB_STEP_SUMMARY) {
     try {
-      await appendFile(env.GITHUB_STEP_SUMMARY, renderStepSummary(run));
+      await within(left() / 4, `appending to ${env.GITHUB_STEP_SUMMARY}`, appendFile(env.GITHUB_STEP_SUMMARY, renderStepSummary(run)));
     } catch (e) {
       err(`mcp-conformance: cannot write the step summary to ${env.GITHUB_STEP_SUMMARY}: ${(e as Error).message}\n`);
     }
   }
 
-  const started = Date.now();
-  const written = await writeReportsWithin(run, o, o.timeoutMs);
+  const written = await writeReportsWithin(run, o, left());
   for (const f of written.fallbacks) {
     err(`mcp-conformance: cannot write ${f.path} (${f.cause}); wrote ${f.fallback} instead\n`);
     code = 2;
@@ -53,11 +54,7 @@ export async function deliver(run: RunResult, o: OutputOptions): Promise<number>
   } else if (o.writeBaseline) {
     const entries = baselineEntries(run, o.baseline);
     try {
-      const left = Math.max(500, o.timeoutMs - (Date.now() - started));
-      await Promise.race([
-        writeFileAtomic(o.writeBaseline, baselineText(entries, o.writeBaseline)),
-        new Promise((_, reject) => setTimeout(() => reject(new Error(`did not finish within ${left} ms`)), left).unref()),
-      ]);
+      await within(left(), `writing ${o.writeBaseline}`, writeFileAtomic(o.writeBaseline, baselineText(entries, o.writeBaseline)));
       err(`mcp-conformance: wrote ${entries.length} baseline entr${entries.length === 1 ? 'y' : 'ies'} to ${o.writeBaseline} (give each a real reason)\n`);
     } catch (e) {
       err(`mcp-conformance: cannot write the baseline ${o.writeBaseline}: ${(e as Error).message}\n`);

@@ -117,10 +117,12 @@ export function fallbackDir(): string {
   return join(tmpdir(), `mcp-conformance-reports-${process.pid}`);
 }
 
-function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+/** `work`, or a rejection naming `what` once `ms` have passed. */
+export function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} did not finish within ${Math.round(ms / 100) / 10} s`)), ms);
+    timer.unref();
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
