@@ -9,6 +9,12 @@ const fatal = (err) => {
   process.exit(2);
 };
 process.on('uncaughtException', fatal);
+// A reader that went away (`| head`) ends the console output, not the run: the reports are still written.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err.code !== 'EPIPE') fatal(err);
+  });
+}
 process.on('unhandledRejection', fatal);
 
 const { main } = await import('../dist/cli/main.js');

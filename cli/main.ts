@@ -337,6 +337,7 @@ export async function main(argv: string[]): Promise<number> {
     color,
     tty: !!process.stdout.isTTY,
     version: toolVersion().version,
+    passes: flags.spec === 'all' ? 2 : 1,
   });
   try {
     live.start();

@@ -12,6 +12,8 @@ export interface LiveOptions {
   color: boolean;
   tty: boolean;
   version: string;
+  /** `--spec all`: the engine runs the catalogue once per era; each pass gets a heading. */
+  passes?: number;
   write?: (text: string) => void;
 }
 
@@ -19,6 +21,7 @@ export function liveProgress(opts: LiveOptions) {
   const write = opts.write ?? ((text: string) => void process.stdout.write(text));
   let view = liveConsole({ color: opts.color });
   let started = Date.now();
+  let pass = 0;
   const bar = (index: number, total: number, id: string) => {
     const width = 24;
     const done = Math.round(((index + 1) / total) * width);
@@ -32,8 +35,13 @@ export function liveProgress(opts: LiveOptions) {
     },
     /** The engine's onResult. `--spec all` runs the catalogue once per era: a new pass starts at index 0. */
     onResult(check: CheckResult, index: number, total: number): void {
-      if (index === 0) view = liveConsole({ color: opts.color });
-      const text = view.check(check);
+      let text = '';
+      if (index === 0) {
+        view = liveConsole({ color: opts.color });
+        pass++;
+        if ((opts.passes ?? 1) > 1) text += `\n━━ era ${pass} of ${opts.passes} ━━\n`;
+      }
+      text += view.check(check);
       if (opts.tty) {
         logUpdate.clear();
         write(text);

@@ -118,7 +118,7 @@ export function liveConsole(opts: ConsoleOptions) {
     end(run: RunResult): string {
       const out: string[] = [];
       for (const part of run.eras ?? [run]) renderReplays(part, paint, out);
-      if (run.eras) return `${out.join('\n')}${out.length ? '\n' : ''}${renderEras(run, opts, false)}`;
+      if (run.eras) return `${out.join('\n')}\n${renderEras(run, opts, false)}`;
       out.push('');
       renderHeader(run, paint, out);
       renderFooter(run, paint, verbose, out);
