@@ -6,38 +6,47 @@
  * included. A usage error prints its cause and a hint, nothing else.
  *
  * Subcommands live in their own cli/<name>.ts files and are registered in
- * SUBCOMMANDS below; each gets the program and a context to set its exit
- * code through.
+ * SUBCOMMANDS below (cli/subcommand.ts parses them on their own).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { join, resolve } from 'node:path';
 import { loadBaseline, type Baseline } from '../engine/baseline.js';
 import { findConfig, loadConfig, resolveSecrets } from '../engine/config.js';
-import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, selectChecks, SPEC_CHOICES, toolVersion } from '../engine/run.js';
+import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { parseShard, type Shard } from '../engine/shard.js';
 import { packageRoot } from '../harness/paths.js';
 import { splitCommand } from '../harness/argv.js';
 import { killAllServers } from '../harness/process.js';
 import { abortedResult, runConformance } from '../lib/index.js';
 import { catalogue } from '../suites/index.js';
+import { registerCoverage, registerQuotes } from './coverage.js';
+import { registerDiff } from './diff.js';
+import { registerList } from './list.js';
+import { registerMerge } from './merge.js';
+import { dispatchSubcommand, type RegisterSubcommand } from './subcommand.js';
 import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
 import { shellWord } from '../render/text.js';
 import { deliver } from './output.js';
 import { liveProgress } from './progress.js';
-import { registerMerge } from './merge.js';
+
+// Subcommands, one cli/<name>.ts each: parsed on their own (cli/subcommand.ts), so the run's options never swallow theirs.
+const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge];
+const SUBCOMMAND_HELP = `
+Commands (each with --help):
+  list [--check GLOB] [--spec PAGE#SECTION] [--json]    the checks, their spec citations and source files
+  coverage [--revision R] [--json] [--spec-dir P]       which server-side RFC 2119 sentences the checks enforce
+  quotes --spec-dir P [--json]                          checks whose quotes a spec working copy no longer holds
+  diff <before.json> <after.json> [--json]              verdicts that changed between two result files
+  merge <results.json>... [--junit P] [--json P] [--html P] [--baseline F]
+                                                        one set of reports from --shard runs
+  help <command>                                        a command's options`;
 
 export const DEFAULT_JUNIT = 'reports/junit.xml';
 export const DEFAULT_JSON = 'reports/results.json';
 export const DEFAULT_HTML = 'reports/report.html';
 /** Report writing gets what is left of --deadline, at least the first and at most the second figure. */
 const REPORT_TIME_MS = [2_000, 10_000] as const;
-
-/** What a subcommand gets: the way to set the exit code of the invocation. */
-export interface SubcommandContext {
-  setExitCode(code: number): void;
-}
-export type RegisterSubcommand = (program: Command, ctx: SubcommandContext) => void;
 
 interface Flags {
   config?: string;
@@ -97,13 +106,10 @@ const shardValue = (value: string) => {
   }
 };
 
-function program(ctx: SubcommandContext): Command {
+function program(): Command {
   const cmd = new Command('mcp-conformance')
     .description('Conformance test suite for Model Context Protocol servers')
     .version(toolVersion().version)
-    // Options after a subcommand's name are the subcommand's (`list --json`, `list --check`).
-    .enablePositionalOptions()
-    .helpCommand(true)
     .option('--config <path>', 'configuration file (default: mcp-conformance.config.yaml/.yml/.json in the current folder)')
     .addOption(
       new Option(
@@ -157,44 +163,9 @@ function program(ctx: SubcommandContext): Command {
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
-    .action(() => {});
-  for (const register of SUBCOMMANDS) register(cmd, ctx);
+    .action(() => {})
+    .addHelpText('after', SUBCOMMAND_HELP);
   return cmd;
-}
-
-/** Subcommands, one cli/<name>.ts file each. */
-const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerMerge];
-
-function registerList(cmd: Command, ctx: SubcommandContext): void {
-  cmd
-    .command('list')
-    .description('print the catalogue of checks with spec references and levels')
-    .option('--check <id-or-glob>', 'only matching checks (repeatable)', collect, [])
-    .option('--json', 'as JSON')
-    .exitOverride()
-    .action((opts: { check: string[]; json?: boolean }) => {
-      ctx.setExitCode(0);
-      const checks = selectChecks(opts.check).map((c) => ({
-        id: c.id,
-        level: c.level,
-        spec: c.spec,
-        quote: c.quote,
-        ...(c.legacy ? { legacy: { spec: c.legacy.spec, quote: c.legacy.quote ?? c.quote } } : {}),
-        transports: c.transports,
-        revisions: c.revisions,
-        title: c.title,
-      }));
-      if (opts.json) {
-        process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
-        return;
-      }
-      const width = Math.max(...checks.map((c) => c.id.length));
-      for (const c of checks) {
-        const only = `${c.transports.length === 1 ? ` [${c.transports[0]} only]` : ''}${c.revisions.length === 1 ? ` [${c.revisions[0]} era only]` : ''}`;
-        process.stdout.write(`${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec.page}#${c.spec.section}${only}\n    ${c.title}\n`);
-      }
-      process.stdout.write(`${checks.length} checks\n`);
-    });
 }
 
 function parseHeaders(list: string[]): Record<string, string> {
@@ -265,25 +236,30 @@ function firstLine(text: string): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let subcommandCode: number | undefined;
-  const cmd = program({ setExitCode: (code) => void (subcommandCode = code) });
+  const subcommand = await dispatchSubcommand(argv, SUBCOMMANDS);
+  if (subcommand !== undefined) return subcommand;
+  const cmd = program();
+  // `help <command>`: that command's help; `help` alone: the run's.
+  if (argv[0] === 'help') {
+    if (argv[1] !== undefined) {
+      const code = await dispatchSubcommand([argv[1], '--help'], SUBCOMMANDS);
+      if (code !== undefined) return code;
+      process.stderr.write(`mcp-conformance: unknown command ${JSON.stringify(argv[1])}\nhint: mcp-conformance --help lists the commands\n`);
+      return 2;
+    }
+    process.stdout.write(cmd.helpInformation());
+    return 0;
+  }
   let flags: Flags;
   try {
     await cmd.parseAsync(argv, { from: 'user' });
-    if (subcommandCode !== undefined) return subcommandCode;
     flags = cmd.opts<Flags>();
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
         return 0;
       }
-      const message = err.message.replace(/^error: /, '');
-      // A subcommand's bad flags: its cause and hint; no run, so no report.
-      if (subcommandCode !== undefined || (argv[0] !== undefined && cmd.commands.some((c) => c.name() === argv[0]))) {
-        process.stderr.write(`mcp-conformance: ${message}\nhint: mcp-conformance help ${argv[0]}\n`);
-        return 2;
-      }
-      return usageError(new UsageError(message), argv);
+      return usageError(new UsageError(err.message.replace(/^error: /, '')), argv);
     }
     throw err;
   }

@@ -10,7 +10,7 @@ import { applyBaseline, loadBaseline } from '../engine/baseline.js';
 import { exitCodeOf, mergeRuns } from '../engine/shard.js';
 import type { RunResult } from '../model/results.js';
 import { renderConsole } from '../render/index.js';
-import type { SubcommandContext } from './main.js';
+import { guarded, type SubcommandContext } from './subcommand.js';
 import { deliver } from './output.js';
 
 interface MergeFlags {
@@ -37,9 +37,7 @@ export function registerMerge(program: Command, ctx: SubcommandContext): void {
     .option('--no-color', 'no colour in the console report')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
-    .action(async (files: string[], flags: MergeFlags) => {
-      ctx.setExitCode(await merge(files, flags));
-    });
+    .action((files: string[], flags: MergeFlags) => guarded(ctx, 'merge', () => merge(files, flags)));
 }
 
 async function merge(files: string[], flags: MergeFlags): Promise<number> {
