@@ -17,7 +17,7 @@ import { parseShard, type Shard } from '../engine/shard.js';
 import { packageRoot } from '../harness/paths.js';
 import { splitCommand } from '../harness/argv.js';
 import { killAllServers } from '../harness/process.js';
-import { abortedResult, runConformance } from '../lib/index.js';
+import { abortedResult, runConformance, type ConformanceOptions } from '../lib/index.js';
 import { catalogue } from '../suites/index.js';
 import { registerCoverage, registerQuotes } from './coverage.js';
 import { registerDiff } from './diff.js';
@@ -231,67 +231,116 @@ function flagValue(argv: string[], name: string): string | undefined {
   return undefined;
 }
 
-function firstLine(text: string): string {
-  return text.split('\n')[0]!;
+/** What the run needs beyond its flags: the config file, secrets resolved, the baseline. */
+interface Prepared {
+  headers: Record<string, string>;
+  env: Record<string, string>;
+  loaded?: LoadedConfig;
+  baseline?: Baseline;
+}
+
+/** `help <command>`: that command's help; `help` alone: the run's. */
+async function help(argv: string[], cmd: Command): Promise<number> {
+  if (argv[1] !== undefined) {
+    const code = await dispatchSubcommand([argv[1], '--help'], SUBCOMMANDS);
+    if (code !== undefined) return code;
+    process.stderr.write(`mcp-conformance: unknown command ${JSON.stringify(argv[1])}\nhint: mcp-conformance --help lists the commands\n`);
+    return 2;
+  }
+  process.stdout.write(cmd.helpInformation());
+  return 0;
+}
+
+/** Parses the run's flags: the flags, or the exit code when there is nothing to run. */
+async function parseFlags(argv: string[], cmd: Command): Promise<Flags | number> {
+  try {
+    await cmd.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+    return usageError(new UsageError(err.message.replace(/^error: /, '')), argv);
+  }
+  if (cmd.args.length > 0) return usageError(new UsageError(`unexpected argument ${JSON.stringify(cmd.args[0])}`), argv);
+  return cmd.opts<Flags>();
+}
+
+/** The config file, the server command, secrets and the baseline; throws a UsageError. */
+function prepare(flags: Flags): Prepared {
+  const configPath = flags.config ?? findConfig(process.cwd());
+  const loaded = configPath ? loadConfig(configPath) : undefined;
+  const server = loaded?.config.server;
+  // Flags win over the file; the file's secrets come from the environment.
+  flags.server ??= server?.command;
+  flags.url ??= server?.url;
+  if (!flags.server && !flags.url) {
+    throw new UsageError('nothing to test: no --server or --url was given', 'mcp-conformance --server "node server.js"  (or --server reference, the bundled reference server)');
+  }
+  if (flags.server !== undefined) {
+    if (splitCommand(flags.server).length === 0) throw new UsageError('the --server command is empty');
+    flags.server = expandServer(flags.server);
+  }
+  return {
+    headers: { ...resolveSecrets(server?.headers, process.env, 'header'), ...parseHeaders(flags.header) },
+    env: { ...resolveSecrets(server?.env, process.env, 'env'), ...parseEnv(flags.env) },
+    ...(loaded ? { loaded } : {}),
+    ...(flags.baseline !== undefined ? { baseline: loadBaseline(flags.baseline) } : {}),
+  };
+}
+
+/** The library's options for these flags. */
+function runOptions(flags: Flags, p: Prepared, argv: string[]): ConformanceOptions {
+  return {
+    command: flags.server,
+    url: flags.url,
+    headers: p.headers,
+    env: p.env,
+    spec: flags.spec,
+    schemaPath: flags.schema,
+    checks: flags.check,
+    skip: flags.skip,
+    ...(flags.shard ? { shard: flags.shard } : {}),
+    ...(p.baseline ? { baseline: p.baseline } : {}),
+    strict: flags.strict,
+    requestTimeoutMs: flags.timeout,
+    checkTimeoutMs: flags.checkTimeout,
+    runTimeoutMs: flags.deadline,
+    maxMessageBytes: flags.maxMessageSize,
+    startupTimeoutMs: flags.startupTimeout,
+    maxRestarts: flags.maxRestarts,
+    maxPages: flags.maxPages,
+    shutdownGraceMs: flags.shutdownTimeout,
+    maxRounds: flags.maxRounds,
+    probeTimeoutMs: flags.probeTimeout,
+    notificationTimeoutMs: flags.notificationTimeout,
+    runs: flags.runs,
+    seed: flags.seed,
+    replay: flags.replay,
+    tools: flags.tools,
+    allowSideEffects: flags.allowSideEffects,
+    invocation: argv,
+    config: p.loaded?.config,
+    cwd: p.loaded?.config.server?.cwd ? resolve(p.loaded.dir, p.loaded.config.server.cwd) : undefined,
+  };
 }
 
 export async function main(argv: string[]): Promise<number> {
   const subcommand = await dispatchSubcommand(argv, SUBCOMMANDS);
   if (subcommand !== undefined) return subcommand;
   const cmd = program();
-  // `help <command>`: that command's help; `help` alone: the run's.
-  if (argv[0] === 'help') {
-    if (argv[1] !== undefined) {
-      const code = await dispatchSubcommand([argv[1], '--help'], SUBCOMMANDS);
-      if (code !== undefined) return code;
-      process.stderr.write(`mcp-conformance: unknown command ${JSON.stringify(argv[1])}\nhint: mcp-conformance --help lists the commands\n`);
-      return 2;
-    }
-    process.stdout.write(cmd.helpInformation());
-    return 0;
-  }
-  let flags: Flags;
+  if (argv[0] === 'help') return help(argv, cmd);
+  const flags = await parseFlags(argv, cmd);
+  if (typeof flags === 'number') return flags;
+  let prepared: Prepared;
   try {
-    await cmd.parseAsync(argv, { from: 'user' });
-    flags = cmd.opts<Flags>();
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
-        return 0;
-      }
-      return usageError(new UsageError(err.message.replace(/^error: /, '')), argv);
-    }
-    throw err;
-  }
-  if (cmd.args.length > 0) return usageError(new UsageError(`unexpected argument ${JSON.stringify(cmd.args[0])}`), argv);
-
-  let headers: Record<string, string>;
-  let env: Record<string, string>;
-  let loaded: LoadedConfig | undefined;
-  let baseline: Baseline | undefined;
-  try {
-    const configPath = flags.config ?? findConfig(process.cwd());
-    loaded = configPath ? loadConfig(configPath) : undefined;
-    const server = loaded?.config.server;
-    // Flags win over the file; the file's secrets come from the environment.
-    flags.server ??= server?.command;
-    flags.url ??= server?.url;
-    if (!flags.server && !flags.url) {
-      throw new UsageError('nothing to test: no --server or --url was given', 'mcp-conformance --server "node server.js"  (or --server reference, the bundled reference server)');
-    }
-    if (flags.server !== undefined) {
-      if (splitCommand(flags.server).length === 0) throw new UsageError('the --server command is empty');
-      flags.server = expandServer(flags.server);
-    }
-    headers = { ...resolveSecrets(server?.headers, process.env, 'header'), ...parseHeaders(flags.header) };
-    env = { ...resolveSecrets(server?.env, process.env, 'env'), ...parseEnv(flags.env) };
-    baseline = flags.baseline !== undefined ? loadBaseline(flags.baseline) : undefined;
+    prepared = prepare(flags);
   } catch (err) {
     return usageError(err instanceof UsageError ? err : new UsageError((err as Error).message), argv);
   }
-  const reportTo = { junitPath: flags.junit, jsonPath: flags.json, htmlPath: flags.html };
-  const color = flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY;
+  return runAndReport(flags, prepared, argv);
+}
 
+/** The run, live on the console, then every output; signals end it with what is known. */
+async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): Promise<number> {
   const interrupt = new AbortController();
   let interrupts = 0;
   let phase: 'run' | 'report' = 'run';
@@ -305,12 +354,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     interrupt.abort(new Error(`interrupted by ${sig}`));
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onSignal);
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const sig of signals) process.on(sig, onSignal);
   const started = Date.now();
   const live = liveProgress({
-    color,
+    color: flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY,
     tty: !!process.stdout.isTTY,
     version: toolVersion().version,
     passes: flags.spec === 'all' ? 2 : 1,
@@ -318,36 +366,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     live.start();
     const run: RunResult = await runConformance({
-      command: flags.server,
-      url: flags.url,
-      headers,
-      env,
-      spec: flags.spec,
-      schemaPath: flags.schema,
-      checks: flags.check,
-      skip: flags.skip,
-      ...(flags.shard ? { shard: flags.shard } : {}),
-      ...(baseline ? { baseline } : {}),
-      strict: flags.strict,
-      requestTimeoutMs: flags.timeout,
-      checkTimeoutMs: flags.checkTimeout,
-      runTimeoutMs: flags.deadline,
-      maxMessageBytes: flags.maxMessageSize,
-      startupTimeoutMs: flags.startupTimeout,
-      maxRestarts: flags.maxRestarts,
-      maxPages: flags.maxPages,
-      shutdownGraceMs: flags.shutdownTimeout,
-      maxRounds: flags.maxRounds,
-      probeTimeoutMs: flags.probeTimeout,
-      notificationTimeoutMs: flags.notificationTimeout,
-      runs: flags.runs,
-      seed: flags.seed,
-      replay: flags.replay,
-      tools: flags.tools,
-      allowSideEffects: flags.allowSideEffects,
-      invocation: argv,
-      config: loaded?.config,
-      cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
+      ...runOptions(flags, prepared, argv),
       signal: interrupt.signal,
       onResult: (check, index, total) => live.onResult(check, index, total),
     });
@@ -355,15 +374,15 @@ export async function main(argv: string[]): Promise<number> {
     live.end(run);
     const left = flags.deadline - (Date.now() - started);
     return await deliver(run, {
-      ...reportTo,
+      junitPath: flags.junit,
+      jsonPath: flags.json,
+      htmlPath: flags.html,
       timeoutMs: Math.min(REPORT_TIME_MS[1], Math.max(REPORT_TIME_MS[0], left)),
       ...(flags.writeBaseline ? { writeBaseline: flags.writeBaseline } : {}),
-      ...(baseline ? { baseline } : {}),
+      ...(prepared.baseline ? { baseline: prepared.baseline } : {}),
     });
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('SIGHUP', onSignal);
+    for (const sig of signals) process.off(sig, onSignal);
   }
 }
 

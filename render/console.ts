@@ -10,7 +10,7 @@
  */
 import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '../model/results.js';
 import { safeClip, safeText } from './escape.js';
-import { LEGEND, VERDICT_LABEL, countVerdicts, countsText, formatDuration, frameText, groupByArea, lastFrames, overallVerdict, replayCommand, specText } from './text.js';
+import { LEGEND, VERDICT_LABEL, countVerdicts, countsText, formatDuration, frameText, lastFrames, overallVerdict, replayCommand, specText } from './text.js';
 
 export interface ConsoleOptions {
   /** Emit ANSI SGR colour codes. */
