@@ -17,6 +17,13 @@ import { transportChecks } from './transport.js';
 import { protocolChecks } from './protocol.js';
 import { metaChecks } from './meta.js';
 import { versioningChecks } from './versioning.js';
+import { streamableHttpChecks } from './streamable-http.js';
+import { promptChecks } from './prompts.js';
+import { resourceChecks } from './resources.js';
+import { progressChecks } from './progress.js';
+import { errorCodeChecks } from './error-codes.js';
+import { resultMetaChecks } from './result-meta.js';
+import { encodingChecks } from './encoding.js';
 
 /**
  * Each suite module and the checks it defines, in report order: the one place
@@ -39,6 +46,13 @@ export const suiteModules: ReadonlyArray<{ file: string; checks: readonly Check[
   { file: 'suites/statelessness.ts', checks: statelessnessChecks },
   { file: 'suites/protocol.ts', checks: protocolChecks },
   { file: 'suites/transport.ts', checks: transportChecks },
+  { file: 'suites/streamable-http.ts', checks: streamableHttpChecks },
+  { file: 'suites/prompts.ts', checks: promptChecks },
+  { file: 'suites/resources.ts', checks: resourceChecks },
+  { file: 'suites/progress.ts', checks: progressChecks },
+  { file: 'suites/error-codes.ts', checks: errorCodeChecks },
+  { file: 'suites/result-meta.ts', checks: resultMetaChecks },
+  { file: 'suites/encoding.ts', checks: encodingChecks },
 ];
 
 export const catalogue: Check[] = suiteModules.flatMap((m) => m.checks);

@@ -291,7 +291,7 @@ const BLOCK_DEFS: Record<string, string> = {
 const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /** What is wrong with one content block (empty when nothing is). */
-function blockProblems(t: Probe, block: unknown, at: string): Problem[] {
+export function blockProblems(t: Probe, block: unknown, at: string): Problem[] {
   if (typeof block !== 'object' || block === null || Array.isArray(block)) {
     return [{ expected: `a content block object at ${at}`, actual: show(block) }];
   }
