@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckResult, RunResult, SubjectResult } from '../model/results.js';
 import { summarize } from '../model/results.js';
-import { renderConsole, renderJUnit, renderJson, safeClip, safeText, writeReports, xmlSafe } from '../render/index.js';
+import { renderConsole, renderJUnit, renderJson, safeClip, safeText, within, writeReports, writeReportsWithin, xmlSafe } from '../render/index.js';
 import type { WireFrame } from '../model/wire.js';
 
 // ---------------------------------------------------------------------------
@@ -482,5 +482,23 @@ describe('writeReports', () => {
 
   it('writes nothing when no path is given', async () => {
     expect(await writeReports(makeRun(), {})).toEqual([]);
+  });
+});
+
+describe('writeReportsWithin', () => {
+  it('a report whose path does not work goes to the fallback folder, and the outcome names both', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcpc-fallback-'));
+    const notADir = join(dir, 'file');
+    await writeFile(notADir, 'x');
+    const fallback = join(dir, 'fallback');
+    const outcome = await writeReportsWithin(makeRun(), { junitPath: join(notADir, 'junit.xml'), jsonPath: join(dir, 'ok', 'r.json') }, 5000, fallback);
+    expect(outcome.written).toEqual([join(dir, 'ok', 'r.json')]);
+    expect(outcome.fallbacks).toEqual([{ path: join(notADir, 'junit.xml'), fallback: join(fallback, 'junit.xml'), cause: expect.stringMatching(/not a folder/) }]);
+    expect(XMLValidator.validate(await readFile(join(fallback, 'junit.xml'), 'utf8'))).toBe(true);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a write that never ends is given up at its time bound', async () => {
+    await expect(within(50, 'writing x', new Promise(() => {}))).rejects.toThrow('writing x did not finish within 0.1 s');
   });
 });
