@@ -122,7 +122,6 @@ export function within<T>(ms: number, what: string, work: Promise<T>): Promise<T
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} did not finish within ${Math.round(ms / 100) / 10} s`)), ms);
-    timer.unref();
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

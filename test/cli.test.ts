@@ -280,3 +280,47 @@ describe('CLI hygiene', () => {
     expect(readRun(dir).server?.name).toBe('mcp-conformance-reference');
   });
 });
+
+describe('report writing that hangs', () => {
+  /** A preload that makes every rename hang: a report write that never ends (as on a hung mount). */
+  function hangingRenames(dir: string): string {
+    const file = join(dir, 'hang.mjs');
+    writeFileSync(
+      file,
+      "import fs from 'node:fs';\nimport { syncBuiltinESMExports } from 'node:module';\nfs.promises.rename = () => new Promise(() => {});\nsyncBuiltinESMExports();\n",
+    );
+    return file;
+  }
+
+  it('is bounded by --deadline: both paths named, exit 2', async () => {
+    const { execa } = await import('execa');
+    const dir = tempDir();
+    const started = Date.now();
+    const r = await execa('node', ['--import', hangingRenames(dir), CLI, '--server', referenceCommand(), '--check', 'discover/*', '--deadline', '3000', ...reportsIn(dir)], {
+      reject: false,
+      env: { NO_COLOR: '1' },
+      timeout: 30_000,
+    });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stdout)).toContain('Result: PASSED');
+    expect(String(r.stderr)).toMatch(new RegExp(`cannot write ${join(dir, 'junit.xml').replace(/[/.]/g, '\\$&')}, nor the fallback \\S+junit\\.xml: writing .* did not finish within`));
+  });
+
+  it('a SIGTERM while reports are written ends the suite at once', async () => {
+    const { execa } = await import('execa');
+    const dir = tempDir();
+    const child = execa('node', ['--import', hangingRenames(dir), CLI, '--server', referenceCommand(), '--check', 'discover/*', ...reportsIn(dir)], {
+      reject: false,
+      env: { NO_COLOR: '1' },
+      timeout: 30_000,
+    });
+    await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => String(d).includes('Result: PASSED') && resolve()));
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    const r = await child;
+    expect(Date.now() - signalled).toBeLessThan(2000);
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr).trim()).toBe('mcp-conformance: interrupted while writing reports by SIGTERM');
+  });
+});
