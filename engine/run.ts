@@ -78,6 +78,8 @@ export interface RunOptions {
   invocation?: string[];
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
   signal?: AbortSignal;
+  /** Called with each check's result as soon as it is known, in the order checks run. */
+  onResult?: (check: CheckResult, index: number, total: number) => void;
 }
 
 export const DEFAULTS = {
@@ -331,15 +333,17 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
 
     const ordered = [...checks.filter((c) => !c.observer), ...checks.filter((c) => c.observer)];
     let previous: CheckResult | undefined;
+    // A streamed result is redacted as the finished run is: no secret the server echoed reaches a live report.
+    const push = (c: CheckResult) => (result.checks.push(c), o.onResult?.(redactor.redactDeep(c), result.checks.length - 1, ordered.length));
     for (const check of ordered) {
       // Observers judge what the run saw; they send nothing, so they run even after the run was cut short.
       if (!check.observer) {
         if (stop.signal.aborted) {
-          result.checks.push(withResults(check, [notRun(`not run: ${reasonOf(stop.signal)}`)], era));
+          push(withResults(check, [notRun(`not run: ${reasonOf(stop.signal)}`)], era));
           continue;
         }
         if (!(await ensurePrimary(previous))) {
-          result.checks.push(withResults(check, [notRun(`not run: ${gaveUp}`)], era));
+          push(withResults(check, [notRun(`not run: ${gaveUp}`)], era));
           continue;
         }
       }
@@ -347,7 +351,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       const results = await runCheck(check, ctx, o.checkTimeoutMs, result.harnessErrors, t);
       for (const s of checkSessions) await t.disconnect(s);
       previous = withResults(check, results, era);
-      result.checks.push(previous);
+      push(previous);
     }
     if (stop.signal.aborted && !result.aborted) result.aborted = reasonOf(stop.signal);
     for (const s of sessions) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);
@@ -356,7 +360,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   } finally {
     clearTimeout(deadline);
     o.signal?.removeEventListener('abort', onInterrupt);
-    result.stderr = target?.stderrTail(primary) ?? '';
+    result.stderr = target?.stderrTail(primary ?? sessions[0]) ?? '';
     await target?.close();
   }
   return finish();

@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { execa, parseCommandString } from 'execa';
+import { execa } from 'execa';
+import { splitCommand } from './argv.js';
 import type { Redactor } from './redact.js';
 
 export interface ExitInfo {
@@ -83,7 +84,7 @@ export class ServerProcess {
 
   /** Start `command` (split like a shell would, without a shell). Rejects with a one-line cause. */
   static async launch(command: string, opts: LaunchOptions): Promise<ServerProcess> {
-    const [file, ...args] = parseCommandString(command);
+    const [file, ...args] = splitCommand(command);
     if (!file) throw new Error('the --server command is empty');
     const tag = `${RUN_TAG}-${++launches}`;
     tags.add(tag);
