@@ -15,6 +15,7 @@ import { walkList } from '../harness/walk.js';
 import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';
 import type { JsonObject } from '../model/json.js';
+import { whyNotCallableAsWritten } from './safety.js';
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 const NO_TRIGGER = 'no listChanged.trigger in the configuration file: the suite cannot make the tool list change';
@@ -77,6 +78,8 @@ async function fire(t: Probe, session: Session, which: 'trigger' | 'undo'): Prom
   const spec = t.ctx.config.listChanged?.[which];
   if (!spec) return undefined;
   if ('tool' in spec) {
+    const excluded = whyNotCallableAsWritten(t.ctx, spec.tool);
+    if (excluded) return { ok: false, detail: `listChanged.${which} tool ${JSON.stringify(spec.tool)} ${excluded}` };
     const ex = await session.request('tools/call', { name: spec.tool, arguments: spec.arguments ?? {} });
     const ok = !ex.error && ex.result?.isError !== true;
     return { ok, detail: `tools/call ${spec.tool} answered with ${describeAnswer(ex)}`, exchange: ex };

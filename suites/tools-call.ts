@@ -16,9 +16,8 @@ import { argumentRun, type ArgumentRun, type CallRecord } from './args/calls.js'
 import { explore, type Exploration, type Problem } from './args/explore.js';
 import type { ValidPlan } from './args/generate.js';
 import { mutantsOf, type Mutant } from './args/mutate.js';
-import { stableJson } from './args/schema.js';
 import { defineCheck, show, type Probe } from './check.js';
-import type { JsonObject } from '../model/json.js';
+import { canonical, type JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
 
 type Judge<T> = (record: CallRecord, value: T) => Problem[] | undefined;
@@ -119,7 +118,7 @@ function mutantArbitrary(plan: Extract<ValidPlan, { ok: true }>): fc.Arbitrary<M
   if (!arb) {
     const memo = new Map<string, Mutant[]>();
     const mutants = (v: unknown): Mutant[] => {
-      const key = stableJson(v);
+      const key = canonical(v);
       let ms = memo.get(key);
       if (!ms) {
         ms = mutantsOf(plan.schema, v);
@@ -361,11 +360,11 @@ export const structuredContentValid = defineCheck({
 /** A text block holding the JSON serialization of `value`? */
 function hasSerializedText(content: unknown, value: unknown): boolean {
   if (!Array.isArray(content)) return false;
-  const want = stableJson(value);
+  const want = canonical(value);
   return content.some((b) => {
     if (typeof b !== 'object' || b === null || (b as JsonObject).type !== 'text' || typeof (b as JsonObject).text !== 'string') return false;
     try {
-      return stableJson(JSON.parse((b as JsonObject).text as string)) === want;
+      return canonical(JSON.parse((b as JsonObject).text as string)) === want;
     } catch {
       return false;
     }

@@ -15,8 +15,8 @@
  */
 import fc from 'fast-check';
 import { generateSync } from 'json-schema-faker';
-import { atPointer, compileSchema, localRef, stableJson, type CompiledSchema, type SchemaNode } from './schema.js';
-import { isObject } from '../../model/json.js';
+import { atPointer, compileSchema, localRef, type CompiledSchema, type SchemaNode } from './schema.js';
+import { canonical, isObject } from '../../model/json.js';
 
 /** Candidates sampled to measure how many values satisfy the schema. */
 export const SAMPLE_SIZE = 60;
@@ -324,7 +324,7 @@ function arrays(s: Record<string, unknown>, ctx: Ctx): fc.Arbitrary<unknown[]> {
     if (unique) {
       const distinct = finiteChoices(rest);
       if (distinct !== undefined && distinct < minItems) throw new Uncovered('uniqueItems with fewer distinct values than minItems');
-      return fc.uniqueArray(restArb, { minLength: minItems, maxLength: maxItems, selector: stableJson });
+      return fc.uniqueArray(restArb, { minLength: minItems, maxLength: maxItems, selector: canonical });
     }
     return fc.array(restArb, { minLength: minItems, maxLength: maxItems });
   }
@@ -355,7 +355,7 @@ function objects(s: Record<string, unknown>, ctx: Ctx): fc.Arbitrary<Record<stri
 function finiteChoices(node: SchemaNode): number | undefined {
   if (!isObject(node)) return undefined;
   if ('const' in node) return 1;
-  if (Array.isArray(node.enum)) return new Set(node.enum.map(stableJson)).size;
+  if (Array.isArray(node.enum)) return new Set(node.enum.map(canonical)).size;
   if (node.type === 'boolean') return 2;
   if (node.type === 'null') return 1;
   return undefined;
@@ -420,7 +420,7 @@ export function mergeAll(list: Array<Record<string, unknown>>): Record<string, u
           break;
         }
         case 'enum':
-          if (Array.isArray(prev) && Array.isArray(v)) out[k] = prev.filter((x) => v.some((y) => stableJson(x) === stableJson(y)));
+          if (Array.isArray(prev) && Array.isArray(v)) out[k] = prev.filter((x) => v.some((y) => canonical(x) === canonical(y)));
           break;
         case 'minimum':
         case 'exclusiveMinimum':

@@ -12,8 +12,8 @@
  * non-object: `arguments` that is not an object breaks the CallToolRequest
  * schema and is a protocol-level probe of its own.
  */
-import { cloneJson, localRef, atPointer, pointerJoin, stableJson, type CompiledSchema } from './schema.js';
-import { isObject } from '../../model/json.js';
+import { cloneJson, localRef, atPointer, pointerJoin, type CompiledSchema } from './schema.js';
+import { canonical, isObject } from '../../model/json.js';
 
 export interface Mutant {
   /** The JSON Schema keyword the value breaks. */
@@ -239,7 +239,7 @@ function mutateHere(schema: CompiledSchema, s: Record<string, unknown>, value: u
 
 /** A value of a type the list uses, equal to none of its members. */
 function otherThan(list: unknown[]): unknown {
-  const has = (v: unknown) => list.some((x) => stableJson(x) === stableJson(v));
+  const has = (v: unknown) => list.some((x) => canonical(x) === canonical(v));
   const candidates: unknown[] = [];
   if (list.some((x) => typeof x === 'string')) candidates.push('mcpc-not-allowed', 'mcpc-not-allowed-2');
   const numbers = list.filter((x): x is number => typeof x === 'number');
