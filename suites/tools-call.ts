@@ -10,7 +10,7 @@
  * carries the seed and path that replay it.
  */
 import fc from 'fast-check';
-import { checkJsonSchema, formatErrors } from '../harness/jsonschema.js';
+import { checkJsonSchema, formatErrors, isIndeterminate } from '../harness/jsonschema.js';
 import type { Exchange } from '../harness/session.js';
 import { argumentRun, type ArgumentRun, type CallRecord } from './args/calls.js';
 import { explore, type Exploration, type Problem } from './args/explore.js';
@@ -344,6 +344,7 @@ export const structuredContentValid = defineCheck({
           if (!isSuccess(rec.exchange) || !('structuredContent' in rec.exchange.result)) return undefined;
           const value = rec.exchange.result.structuredContent;
           if (validate(value)) return [];
+          if (isIndeterminate(validate.errors)) t.notObserved(`structuredContent could not be judged: ${formatErrors(validate.errors).join('; ')}`);
           return [
             {
               expected: `structuredContent valid against the outputSchema (${compiled.dialect})`,

@@ -94,7 +94,14 @@ export async function explore<T>(o: ExploreOptions<T>): Promise<Exploration<T>> 
       fatal = err;
       return true;
     }
-    const problems = o.judge(record, value);
+    let problems: Problem[] | undefined;
+    try {
+      problems = o.judge(record, value);
+    } catch (err) {
+      // A verdict (e.g. not-observed: the judge could not evaluate a pattern in time) ends the exploration.
+      fatal = err;
+      return true;
+    }
     if (problems === undefined) {
       unjudged = record.noAnswer ?? unjudged;
       return true;

@@ -16,6 +16,7 @@
 import fc from 'fast-check';
 import { generateSync } from 'json-schema-faker';
 import { atPointer, compileSchema, localRef, type CompiledSchema, type SchemaNode } from './schema.js';
+import { screenPattern } from '../../harness/regex.js';
 import { canonical, isObject } from '../../model/json.js';
 
 /** Candidates sampled to measure how many values satisfy the schema. */
@@ -61,6 +62,11 @@ interface Ctx {
 export function validArguments(inputSchema: unknown, seed: number): ValidPlan {
   const schema = compileSchema(inputSchema);
   if ('problem' in schema) return { ok: false, reason: schema.problem, invalidSchema: true };
+  // A pattern the screen refuses is never given to a generator, a mutator or a shrinker.
+  for (const pattern of patternsIn(schema.root)) {
+    const why = screenPattern(pattern);
+    if (why) return { ok: false, reason: `no arguments are generated for this inputSchema: ${why}` };
+  }
   const tried: string[] = [];
 
   let built: fc.Arbitrary<unknown> | undefined;
@@ -82,6 +88,24 @@ export function validArguments(inputSchema: unknown, seed: number): ValidPlan {
     ok: false,
     reason: `too few generated candidates satisfy the inputSchema to make valid calls (${tried.join('; ')}); no value that fails the schema is ever sent as valid`,
   };
+}
+
+/** Every `pattern` and `patternProperties` key in a schema (walked without recursion; the schema is already bounded in size). */
+export function patternsIn(root: unknown): string[] {
+  const out = new Set<string>();
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      stack.push(...node);
+      continue;
+    }
+    if (!isObject(node)) continue;
+    if (typeof node.pattern === 'string') out.add(node.pattern);
+    if (isObject(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) out.add(key);
+    for (const v of Object.values(node)) if (typeof v === 'object' && v !== null) stack.push(v);
+  }
+  return [...out];
 }
 
 function acceptance(arb: fc.Arbitrary<unknown>, schema: CompiledSchema, seed: number): number {
