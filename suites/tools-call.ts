@@ -97,6 +97,7 @@ async function exploreValid(t: Probe, tool: JsonObject, judge: Judge<unknown>, n
     arb: plan.arb,
     seed: run.settings.seed,
     runs: run.settings.runs,
+    examples: plan.edges,
     ...(path !== undefined ? { path } : {}),
     call: (v) => run.call('valid', params(v)),
     cached: (v) => run.has('valid', params(v)),

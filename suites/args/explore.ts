@@ -31,10 +31,17 @@ export const SHRINK_BUDGET = 40;
 /** ... when the failure is a dropped connection (each candidate may cost a server restart). */
 export const SHRINK_BUDGET_NO_ANSWER = 4;
 
+/** How many of `runs` calls may be edge values: three quarters, at least one; the rest are random. */
+export function edgeBudget(runs: number): number {
+  return Math.max(1, Math.floor((runs * 3) / 4));
+}
+
 export interface ExploreOptions<T> {
   arb: fc.Arbitrary<T>;
   seed: number;
   runs: number;
+  /** Values tried first, before the random ones (edge values); at most three quarters of `runs` of them. */
+  examples?: T[];
   /** Replay exactly the case at this fast-check path (no shrinking). */
   path?: string;
   /** Make (or look up) the call for a drawn value. */
@@ -121,6 +128,7 @@ export async function explore<T>(o: ExploreOptions<T>): Promise<Exploration<T>> 
     details = await fc.check(property, {
       seed: o.seed,
       numRuns: o.runs,
+      examples: (o.examples ?? []).slice(0, edgeBudget(o.runs)).map((v) => [v] as [T]),
       ...(o.path !== undefined ? { path: o.path, endOnFailure: true } : {}),
     });
   } catch (err) {

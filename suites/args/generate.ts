@@ -17,6 +17,7 @@ import fc from 'fast-check';
 import { generateSync } from 'json-schema-faker';
 import { atPointer, compileSchema, localRef, type CompiledSchema, type SchemaNode } from './schema.js';
 import { screenPattern } from '../../harness/regex.js';
+import { edgeArguments } from './edges.js';
 import { canonical, isObject } from '../../model/json.js';
 
 /** Candidates sampled to measure how many values satisfy the schema. */
@@ -27,7 +28,15 @@ export const MIN_ACCEPTANCE = 0.1;
 export type Source = 'arbitraries' | 'json-schema-faker';
 
 export type ValidPlan =
-  | { ok: true; arb: fc.Arbitrary<unknown>; source: Source; acceptance: number; schema: CompiledSchema }
+  | {
+      ok: true;
+      arb: fc.Arbitrary<unknown>;
+      source: Source;
+      acceptance: number;
+      schema: CompiledSchema;
+      /** Edge-value calls, tried before the random ones (edges.ts). */
+      edges: unknown[];
+    }
   | { ok: false; reason: string; invalidSchema?: true };
 
 /** Why the arbitraries cannot build a schema; the faker fallback is tried instead. */
@@ -77,12 +86,18 @@ export function validArguments(inputSchema: unknown, seed: number): ValidPlan {
   }
   if (built) {
     const rate = acceptance(built, schema, seed);
-    if (rate >= MIN_ACCEPTANCE) return { ok: true, arb: built.filter(schema.valid), source: 'arbitraries', acceptance: rate, schema };
+    if (rate >= MIN_ACCEPTANCE) {
+      const arb = built.filter(schema.valid);
+      return { ok: true, arb, source: 'arbitraries', acceptance: rate, schema, edges: edgeArguments(schema, arb, seed) };
+    }
     tried.push(`${Math.round(rate * SAMPLE_SIZE)} of ${SAMPLE_SIZE} values from the arbitraries satisfied it`);
   }
   const faked = fakerArbitrary(schema.root);
   const rate = acceptance(faked, schema, seed);
-  if (rate >= MIN_ACCEPTANCE) return { ok: true, arb: faked.filter(schema.valid), source: 'json-schema-faker', acceptance: rate, schema };
+  if (rate >= MIN_ACCEPTANCE) {
+    const arb = faked.filter(schema.valid);
+    return { ok: true, arb, source: 'json-schema-faker', acceptance: rate, schema, edges: edgeArguments(schema, arb, seed) };
+  }
   tried.push(`${Math.round(rate * SAMPLE_SIZE)} of ${SAMPLE_SIZE} values from json-schema-faker satisfied it`);
   return {
     ok: false,
