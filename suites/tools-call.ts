@@ -149,6 +149,8 @@ const MIN_JUDGED = 3;
 async function exploreInvalid(t: Probe, tool: JsonObject, judge: Judge<Mutant>, opts: { judgesLostConnections?: boolean } = {}): Promise<void> {
   const run = argumentRun(t.ctx);
   const path = replayPath(t, run, tool);
+  const excluded = run.whyExcluded(String(tool.name));
+  if (excluded) t.notObserved(excluded);
   const plan = planFor(t, run, tool);
   const arb = mutantArbitrary(plan);
   const sample = fc.sample(arb, { seed: run.settings.seed, numRuns: 20 });
@@ -522,6 +524,8 @@ const NOT_OBJECTS: Array<{ label: string; value: unknown }> = [
 
 /** The probes for one tool: `arguments` that is not an object (memoized by the run). */
 function toolProbes(run: ArgumentRun, tool: JsonObject): Promise<CallRecord[]> {
+  // tools.exclude wins over probes too: an excluded tool gets no tools/call at all.
+  if (run.whyExcluded(String(tool.name))) return Promise.resolve([]);
   return Promise.all(
     NOT_OBJECTS.map((n) => run.call('probe', { name: tool.name, arguments: n.value }, { probe: `arguments that is ${n.label}` })),
   );

@@ -19,7 +19,7 @@ import type { Exchange, Session } from '../../harness/session.js';
 import type { SuiteContext } from '../check.js';
 import { validArguments, type ValidPlan } from './generate.js';
 import type { Mutant } from './mutate.js';
-import { whyNotCallable } from '../safety.js';
+import { whyNotCallable, whyNotCallableAsWritten } from '../safety.js';
 import { canonical, type JsonObject } from '../../model/json.js';
 import type { WireFrame } from '../../model/wire.js';
 
@@ -119,6 +119,11 @@ export class ArgumentRun {
   /** Why `tool` may not be called with valid arguments, or undefined when it may (the one policy: suites/safety.ts). */
   whyNotCallable(tool: JsonObject): string | undefined {
     return whyNotCallable(this.ctx, tool);
+  }
+
+  /** Why `tool` gets no tools/call at all (tools.exclude), or undefined. */
+  whyExcluded(name: string): string | undefined {
+    return whyNotCallableAsWritten(this.ctx, name);
   }
 
   /** The generation plan for a tool's inputSchema (memoized; the seed is the run's). */
