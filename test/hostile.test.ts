@@ -340,6 +340,19 @@ function fileAppears(path: string, ms: number): Promise<void> {
   });
 }
 
+/** Resolves true once `cond` holds (checked every 50 ms), false when `ms` pass first. */
+function until(cond: () => boolean, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const end = Date.now() + ms;
+    const tick = () => {
+      if (cond()) return resolve(true);
+      if (Date.now() > end) return resolve(false);
+      setTimeout(tick, 50);
+    };
+    tick();
+  });
+}
+
 describe('the suite interrupted or failing itself', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal} mid-run: exit 2, reports written with the cause, no process left`, async () => {
@@ -378,6 +391,24 @@ describe('the suite interrupted or failing itself', () => {
       expect(processesWith(marker)).toEqual([]);
     });
   }
+
+  it('SIGKILL of the suite: a process scan finds no launched server within 5 s (the reaper ends them)', async () => {
+    const dir = tempDir();
+    const marker = `m${randomUUID()}`;
+    const ready = join(dir, 'ready');
+    const cli = execa(
+      'node',
+      [CLI, '--server', `node ${SERVER} --behaviour silent-tools-list --stubborn --ready-file ${ready} --tag ${marker}`, '--timeout', '30000', '--junit', join(dir, 'j.xml'), '--json', join(dir, 'r.json')],
+      { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } },
+    );
+    await fileAppears(ready, 20_000);
+    // The server, its child and its grandchild in a session of its own.
+    expect(processesWith(marker).length).toBeGreaterThanOrEqual(3);
+    cli.kill('SIGKILL');
+    const r = await cli;
+    expect(r.signal).toBe('SIGKILL');
+    expect(await until(() => processesWith(marker).length === 0, 5000)).toBe(true);
+  });
 
   it('an internal error of the suite: exit 2, one line, no process left', async () => {
     const dir = tempDir();
