@@ -20,6 +20,7 @@ import { Probe, quoteFor, specFor, VerdictSignal, type Check, type SuiteContext 
 import { catalogue } from '../suites/index.js';
 import { openEra, type EraMode } from './eras.js';
 import { runBothEras } from './all-eras.js';
+import { reportProgress } from './progress.js';
 import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
 import type { Config } from '../model/config.js';
@@ -347,6 +348,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       for (const s of checkSessions) await t.disconnect(s);
       previous = withResults(check, results, era);
       result.checks.push(previous);
+      reportProgress(result, previous, redactor);
     }
     if (stop.signal.aborted && !result.aborted) result.aborted = reasonOf(stop.signal);
     for (const s of sessions) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);

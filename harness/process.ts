@@ -363,6 +363,27 @@ export function killAllServers(): void {
   killPids(taggedProcesses(tags), 'SIGKILL');
 }
 
+/**
+ * SIGKILL every process that carries a launch tag of this process, whichever
+ * thread launched it (the CLI's watchdog, for a run thread it had to stop).
+ */
+export function killServersOfThisProcess(): void {
+  killAllServers();
+  const needle = Buffer.from(`${TAG_VARIABLE}=${process.pid}-`);
+  const pids: number[] = [];
+  for (const pid of procPids()) {
+    if (pid === process.pid) continue;
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`);
+      const at = env.indexOf(needle);
+      if (at === 0 || (at > 0 && env[at - 1] === 0)) pids.push(pid);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  killPids(pids, 'SIGKILL');
+}
+
 /** Stop every live server gracefully, then forcibly. */
 export async function stopAllServers(graceMs = 1000): Promise<void> {
   await Promise.all([...live].map((p) => p.stop(graceMs)));

@@ -392,6 +392,41 @@ describe('the suite interrupted or failing itself', () => {
     });
   }
 
+  it('SIGTERM while the run thread is CPU-bound: exit 2 within 2 s, reports written from the finished checks, no process left', async () => {
+    const dir = tempDir();
+    const marker = `m${randomUUID()}`;
+    const ready = join(dir, 'ready');
+    // Once the server has answered tools/list, the run thread (not the watchdog) spins for good.
+    const busy = join(dir, 'busy.mjs');
+    writeFileSync(
+      busy,
+      `import { isMainThread } from 'node:worker_threads';
+import { existsSync, watch } from 'node:fs';
+if (!isMainThread) {
+  const w = watch(${JSON.stringify(dir)}, () => {
+    if (existsSync(${JSON.stringify(ready)})) { w.close(); setImmediate(() => { for (;;) {} }); }
+  });
+}`,
+    );
+    const cli = execa(
+      'node',
+      ['--import', busy, CLI, '--server', `node ${SERVER} --behaviour none --stubborn --ready-file ${ready} --tag ${marker}`, '--junit', join(dir, 'j.xml'), '--json', join(dir, 'r.json')],
+      { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } },
+    );
+    await fileAppears(ready, 20_000);
+    const sent = Date.now();
+    cli.kill('SIGTERM');
+    const r = await cli;
+    expect(Date.now() - sent).toBeLessThan(2000);
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toMatch(/^mcp-conformance: interrupted by SIGTERM \(the run did not stop within 1\.5 s/);
+    const run = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as RunResult;
+    expect(run.aborted).toMatch(/^interrupted by SIGTERM/);
+    expect(run.exitCode).toBe(2);
+    expect(XMLValidator.validate(readFileSync(join(dir, 'j.xml'), 'utf8'))).toBe(true);
+    expect(processesWith(marker)).toEqual([]);
+  });
+
   it('SIGKILL of the suite: a process scan finds no launched server within 5 s (the reaper ends them)', async () => {
     const dir = tempDir();
     const marker = `m${randomUUID()}`;
