@@ -9,27 +9,17 @@
  * connection, which proves the server has moved past everything before it.
  */
 import { runShellCommand } from '../harness/command.js';
-import { ACKNOWLEDGED, orderFrames, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
+import { ACKNOWLEDGED, orderFrames, REQUEST_SCOPED, requestedBy, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
 import type { Exchange, RequestId, RequestOptions, Session } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
-import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, describeAnswer, show, VerdictSignal, type Probe, type SuiteContext } from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';
 import type { JsonObject } from '../model/json.js';
 import { whyNotCallableAsWritten } from './safety.js';
+import { beforeAcknowledgment, maySend, reportObservations, unrequested, untagged } from './subscription-observers.js';
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 const NO_TRIGGER = 'no listChanged.trigger in the configuration file: the suite cannot make the tool list change';
-
-/** Which filter field asks for each change notification. */
-const FILTER_KEY: Record<string, string> = {
-  'notifications/tools/list_changed': 'toolsListChanged',
-  'notifications/prompts/list_changed': 'promptsListChanged',
-  'notifications/resources/list_changed': 'resourcesListChanged',
-  'notifications/resources/updated': 'resourceSubscriptions',
-};
-
-/** Notifications that relate to one request, never to a subscription. */
-const REQUEST_SCOPED = new Set(['notifications/progress', 'notifications/message']);
 
 /** Runs in which the server was seen not to notify after a change: later checks do not wait again. */
 const silentRuns = new WeakSet<SuiteContext>();
@@ -145,21 +135,31 @@ export const acknowledgedFirst = defineCheck({
   spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Acknowledgment' },
   quote:
     'The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription\'s ID, and MUST NOT send any notification on the subscription before it.',
+  // Judged after every other check: every subscription of the run is observed.
+  observer: true,
   async run(t) {
     const subs: Subscription[] = [];
     try {
-      const o = await open(t, t.session, TOOLS_FILTER, subs);
-      if (!t.expect(!!o.ack, { expected: 'notifications/subscriptions/acknowledged for the subscription', actual: o.why ?? '', wire: o.sub.frames() })) return;
-      const at = o.sub.messages.indexOf(o.ack!);
-      const before = o.sub.messages.slice(0, at);
-      t.expect(before.length === 0, {
-        expected: 'the acknowledgment before any other message of the subscription',
-        actual: `${before.length} message(s) came first: ${before.map(describe).join(', ')}`,
-        wire: o.sub.frames(),
-      });
+      if (maySend(t)) {
+        const o = await open(t, t.session, TOOLS_FILTER, subs);
+        if (t.expect(!!o.ack, { expected: 'notifications/subscriptions/acknowledged for the subscription', actual: o.why ?? '', wire: o.sub.frames() })) {
+          const at = o.sub.messages.indexOf(o.ack!);
+          const before = o.sub.messages.slice(0, at);
+          t.expect(before.length === 0, {
+            expected: 'the acknowledgment before any other message of the subscription',
+            actual: `${before.length} message(s) came first: ${before.map(describe).join(', ')}`,
+            wire: o.sub.frames(),
+          });
+        }
+      }
     } finally {
       await cancelAll(subs);
     }
+    // Every other subscription of the run, passively.
+    const passive = beforeAcknowledgment(t.ctx);
+    reportObservations(t, passive.observations);
+    t.note('acknowledged subscriptions observed', passive.acknowledged);
+    if (t.findings.length === 0 && passive.acknowledged === 0) t.notObserved('no subscription of the run was acknowledged');
   },
 });
 
@@ -170,12 +170,15 @@ export const subscriptionIdTagged = defineCheck({
   spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Receiving Notifications' },
   quote:
     'All notifications delivered on the stream, the acknowledgment included, carry io.modelcontextprotocol/subscriptionId in _meta (the server MUST include it); the value is the JSON-RPC ID of the subscriptions/listen request.',
+  // Judged after every other check: every subscription of the run is observed.
+  observer: true,
   async run(t) {
     const subs: Subscription[] = [];
     const session = t.session;
+    let judged = 0;
+    let cutShort: VerdictSignal | undefined;
     try {
-      let judged = 0;
-      for (const type of ['number', 'string'] as const) {
+      for (const type of maySend(t) ? (['number', 'string'] as const) : []) {
         const id = session.nextIdOf(type);
         const o = await open(t, session, TOOLS_FILTER, subs, { id });
         if (!o.ack) {
@@ -189,10 +192,19 @@ export const subscriptionIdTagged = defineCheck({
         t.note(`${type} id`, { messages: live(o.sub).length, changeNotified: change.notified });
         expectTagged(t, o.sub, live(o.sub));
       }
-      if (judged === 0) t.notObserved('no subscription was acknowledged; see subscriptions/acknowledged-first');
+    } catch (err) {
+      // The active part could not be observed: the passive one still judges the run.
+      if (!(err instanceof VerdictSignal)) throw err;
+      cutShort = err;
     } finally {
       await cancelAll(subs);
     }
+    // Every other subscription of the run, passively.
+    const passive = untagged(t.ctx);
+    reportObservations(t, passive.observations);
+    if (cutShort && t.findings.length === 0) throw cutShort;
+    t.note('subscription notifications observed', passive.judged);
+    if (t.findings.length === 0 && judged === 0 && passive.judged === 0) t.notObserved('no subscription was acknowledged; see subscriptions/acknowledged-first');
   },
 });
 
@@ -253,52 +265,57 @@ export const acknowledgedFilter = defineCheck({
   },
 });
 
-/** Whether a subscription's filter asked for this notification; undefined for messages no filter governs. */
-function asked(filter: JsonObject, msg: JsonObject): boolean | undefined {
-  const method = String(msg.method);
-  if (method === ACKNOWLEDGED || method === 'notifications/cancelled' || REQUEST_SCOPED.has(method) || !('method' in msg)) return undefined;
-  const key = FILTER_KEY[method];
-  if (!key) return false;
-  if (key === 'resourceSubscriptions') {
-    const uri = (msg.params as JsonObject | undefined)?.uri;
-    return Array.isArray(filter.resourceSubscriptions) && filter.resourceSubscriptions.includes(uri);
-  }
-  return filter[key] === true;
-}
-
 export const onlyRequested = defineCheck({
   id: 'subscriptions/only-requested',
   title: 'a subscription gets only the notification types it asked for',
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Opening a Stream' },
   quote: 'The server MUST NOT send notification types the client has not explicitly requested.',
+  // Judged after every other check: every subscription of the run is observed.
+  observer: true,
   async run(t) {
     const subs: Subscription[] = [];
     const session = t.session;
+    let triggered = false;
+    let notified: boolean | undefined;
+    let cutShort: VerdictSignal | undefined;
     try {
-      // The witness asks for tools-list changes; the other subscription does not.
-      const witness = await open(t, session, TOOLS_FILTER, subs);
-      requireAck(t, witness);
-      const other = await open(t, session, { notifications: { promptsListChanged: true, resourcesListChanged: true } }, subs);
-      requireAck(t, other);
-      const change = await changeTools(t, session, witness.sub);
-      await roundTrip(session);
-      await cancelAll(subs);
-      for (const o of [witness, other]) {
-        for (const m of live(o.sub)) {
-          t.expect(asked(o.sub.filter, m.msg) !== false, {
-            expected: `only notifications the filter ${show(o.sub.filter)} asked for`,
-            actual: `${describe(m)} arrived for that subscription`,
-            wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
-          });
+      if (maySend(t)) {
+        // The witness asks for tools-list changes; the other subscription does not.
+        const witness = await open(t, session, TOOLS_FILTER, subs);
+        requireAck(t, witness);
+        const other = await open(t, session, { notifications: { promptsListChanged: true, resourcesListChanged: true } }, subs);
+        requireAck(t, other);
+        const change = await changeTools(t, session, witness.sub);
+        await roundTrip(session);
+        await cancelAll(subs);
+        triggered = change.triggered;
+        notified = change.notified;
+        for (const o of [witness, other]) {
+          for (const m of live(o.sub)) {
+            t.expect(requestedBy(o.sub.filter, m.msg) !== false, {
+              expected: `only notifications the filter ${show(o.sub.filter)} asked for`,
+              actual: `${describe(m)} arrived for that subscription`,
+              wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
+            });
+          }
         }
       }
-      if (t.findings.length) return;
-      if (!change.triggered) t.notObserved(NO_TRIGGER);
-      t.note('change notified to the witness', change.notified);
+    } catch (err) {
+      // The active part could not be observed: the passive one still judges the run.
+      if (!(err instanceof VerdictSignal)) throw err;
+      cutShort = err;
     } finally {
       await cancelAll(subs);
     }
+    // Every subscription of the run, passively: no trigger is needed to see a type nobody asked for.
+    const passive = unrequested(t.ctx);
+    reportObservations(t, passive.observations);
+    if (t.findings.length) return;
+    if (cutShort) throw cutShort;
+    t.note('governed notifications observed', passive.governed);
+    if (!triggered && passive.governed === 0) t.notObserved(NO_TRIGGER);
+    if (triggered) t.note('change notified to the witness', notified);
   },
 });
 

@@ -272,6 +272,23 @@ describe('hostile schemas', () => {
   });
 });
 
+describe('passive subscription observers', () => {
+  it('a notification type nobody asked for, 50 ms after the acknowledgment, fails subscriptions/only-requested with no trigger configured', async () => {
+    const o = await hostile('unrequested-notification', { run: { checks: ['subscriptions/*'] } });
+    expect(o.result.exitCode).toBe(1);
+    expect(broken(o.result)).toEqual(['subscriptions/only-requested']);
+    const r = only(o.result, 'subscriptions/only-requested');
+    expect(r.verdict).toBe('fail');
+    const f = r.findings[0]!;
+    expect(f.actual).toMatch(/^notifications\/resources\/list_changed arrived for subscription "mcpc-\d+".*which did not ask for it$/);
+    // The wire: the listen request with its filter, and the notification.
+    expect(f.wire.map((w) => w.dir)).toEqual(['out', 'in']);
+    expect(f.wire[0]!.text).toContain('"toolsListChanged":true');
+    expect(f.wire[1]!.text).toContain('notifications/resources/list_changed');
+    inEveryReport(o, 'subscriptions/only-requested', /notifications\/resources\/list_changed arrived for subscription/);
+  });
+});
+
 describe('hostile strings', () => {
   it('terminal escapes, fake PASS lines, control characters and markup are escaped in every report', async () => {
     const o = await hostile('strings');
