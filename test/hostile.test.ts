@@ -4,6 +4,7 @@
  * exist and are valid, the verdict names the behaviour, and no process of
  * the server is left (a process scan by the marker on its command line).
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -286,6 +287,61 @@ describe('passive subscription observers', () => {
     expect(f.wire[0]!.text).toContain('"toolsListChanged":true');
     expect(f.wire[1]!.text).toContain('notifications/resources/list_changed');
     inEveryReport(o, 'subscriptions/only-requested', /notifications\/resources\/list_changed arrived for subscription/);
+  });
+});
+
+/** Every behaviour of the hostile server, for the whole-catalogue sweep. */
+const BEHAVIOURS = execFileSync('node', [SERVER, '--list-behaviours'], { encoding: 'utf8' }).trim().split('\n');
+
+describe('the whole catalogue against every hostile behaviour', () => {
+  const WHOLE: RunOptions = { checks: [], runTimeoutMs: 60_000, checkTimeoutMs: 15_000, runs: 6 };
+
+  it('knows every behaviour', () => {
+    expect(BEHAVIOURS).toEqual(expect.arrayContaining(['schemas', 'redos-input', 'redos-output', 'redos-pattern-properties', 'deep', 'flood', 'stubborn']));
+  });
+
+  describe.concurrent('each ends by itself within the deadline, with reports, no internal error and no process left', () => {
+    for (const behaviour of BEHAVIOURS) {
+      it(behaviour, async () => {
+        const o = await hostile(behaviour, { run: WHOLE });
+        expect(o.result.durationMs).toBeLessThan(WHOLE.runTimeoutMs! + 10_000);
+        expect(o.text).not.toMatch(/internal error|Maximum call stack/);
+        if (o.result.exitCode === 2) expect(o.result.aborted).toBeTruthy();
+        if (o.result.exitCode === 1) expect(broken(o.result).length).toBeGreaterThan(0);
+      });
+    }
+  });
+
+  /** The Done-when cases: each ends within --deadline, exits 1 or 2 with a clear cause, and leaves no process. */
+  const cases: Array<[string, string, string, RegExp]> = [
+    ['redos-input', 'tools-call/valid-result', 'tool:match', /^no arguments are generated for this inputSchema: pattern "\^\(a\+\)\+\$" backtracks catastrophically/],
+    ['redos-output', 'tools-call/structured-content-valid', 'tool:report', /pattern "\^\(a\+\)\+\$" could not be evaluated within 500 ms \(catastrophic backtracking\)/],
+    ['redos-pattern-properties', 'tools-call/valid-result', 'tool:keys', /pattern "\^\(a\+\)\+\$" (backtracks catastrophically|overran)/],
+    ['deep', 'tools-list/input-schema-valid', 'tool:deep', /nested more than 128 levels deep/],
+    ['schemas', 'tools-list/input-schema-valid', 'tool:deep', /nested more than 128 levels deep/],
+  ];
+  for (const [behaviour, id, subject, cause] of cases) {
+    it(`${behaviour}: the whole catalogue ends within --deadline, exit 1 or 2, ${id} [${subject}] not-observed with the cause`, async () => {
+      const o = await hostile(behaviour, { run: WHOLE });
+      expect([1, 2]).toContain(o.result.exitCode);
+      expect(o.result.durationMs).toBeLessThan(WHOLE.runTimeoutMs!);
+      const r = check(o.result, id).results.find((x) => x.subject === subject)!;
+      expect(r).toMatchObject({ verdict: 'not-observed', reason: expect.stringMatching(cause) });
+      expect(o.text).not.toMatch(/internal error|Maximum call stack/);
+    });
+  }
+
+  it("--check 'statelessness/*' against the schemas behaviour: no stack overflow", async () => {
+    const o = await hostile('schemas', { run: { checks: ['statelessness/*'] } });
+    expect(o.result.harnessErrors).toEqual([]);
+    expect(o.text).not.toMatch(/Maximum call stack|internal error/);
+    expect(o.result.exitCode).not.toBe(2);
+  });
+
+  it('a 5000-level result is judged without overflowing: structuredContent nested 5000 deep', async () => {
+    const o = await hostile('deep', { run: { checks: ['tools-call/*'], runs: 4 } });
+    expect(o.text).not.toMatch(/Maximum call stack|internal error/);
+    expect(o.result.harnessErrors).toEqual([]);
   });
 });
 
