@@ -17,6 +17,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { boundedFormat, boundedRegExp, RegexBudgetError } from './regex.js';
+import { isObject } from '../model/json.js';
 
 export type AnyAjv = Ajv | Ajv2019 | Ajv2020;
 export type Dialect = '2020-12' | '2019-09' | 'draft-07' | 'draft-06' | 'draft-04';
@@ -158,7 +159,7 @@ const CHECKED_KEY_MAX = 64 * 1024;
 
 /** Is `schema` a valid JSON Schema of its declared (or default) dialect? */
 export function checkJsonSchema(schema: unknown): SchemaCheck {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+  if (!isObject(schema)) {
     return { ok: false, errors: [`a JSON Schema must be an object, got ${schema === null ? 'null' : typeof schema}`] };
   }
   // Measured before anything recursive (JSON.stringify included) sees it.

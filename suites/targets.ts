@@ -10,7 +10,7 @@ import { INPUT_CAPABILITIES } from '../harness/mrtr.js';
 import { validExample } from '../harness/values.js';
 import type { FixtureCall, InputCapability } from '../model/config.js';
 import { whyNotCallable, whyNotCallableAsWritten, type PolicyScope } from './safety.js';
-import type { JsonObject } from '../model/json.js';
+import { isObject, type JsonObject } from '../model/json.js';
 
 /** One call the suite will make: a fixture's, or generated. */
 export interface PlannedCall {
@@ -41,7 +41,7 @@ export function probeCall(scope: PolicyScope, tool: JsonObject): PlannedCall | s
   const example = validExample(tool.inputSchema ?? { type: 'object' });
   if (!example.ok) return `no valid arguments could be generated: ${example.problem}`;
   const args = example.value;
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return 'its inputSchema does not describe an object';
+  if (!isObject(args)) return 'its inputSchema does not describe an object';
   return { name, arguments: args as JsonObject };
 }
 

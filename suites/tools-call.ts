@@ -17,7 +17,7 @@ import { explore, type Exploration, type Problem } from './args/explore.js';
 import type { ValidPlan } from './args/generate.js';
 import { mutantsOf, type Mutant } from './args/mutate.js';
 import { defineCheck, show, type Probe } from './check.js';
-import { canonical, type JsonObject } from '../model/json.js';
+import { canonical, isObject, type JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
 
 type Judge<T> = (record: CallRecord, value: T) => Problem[] | undefined;
@@ -244,7 +244,7 @@ const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.l
 
 /** What is wrong with one content block (empty when nothing is). */
 function blockProblems(t: Probe, block: unknown, at: string): Problem[] {
-  if (typeof block !== 'object' || block === null || Array.isArray(block)) {
+  if (!isObject(block)) {
     return [{ expected: `a content block object at ${at}`, actual: show(block) }];
   }
   const b = block as JsonObject;
