@@ -3,6 +3,7 @@
  * or too large, catastrophic patterns, `$ref` cycles and network `$ref`s,
  * endless lines, floods, stray responses, and secrets echoed back in pieces.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkJsonSchema, isIndeterminate, measureSchema, SCHEMA_LIMITS } from '../harness/jsonschema.js';
 import { LineSplitter } from '../harness/lines.js';
@@ -250,5 +251,20 @@ describe('server-controlled patterns, bounded wherever they are evaluated', () =
     expect(validate({ u: `${'a.'.repeat(5000)}@` })).toBe(false);
     expect(isIndeterminate(validate.errors)).toBe(false);
     expect(boundedFormat('uuid', () => true)('x'.repeat(300))).toBe(false);
+  });
+});
+
+describe('generation never spins on a schema that stops admitting its values', () => {
+  it('a catastrophic pattern the screen misses (written with escapes) overruns once, then the check ends not-observed naming it', () => {
+    // The screen attacks with the characters the pattern names ('x', '6', '8'): \x68 is 'h', so it passes.
+    const pattern = '^(\\x68+)+$';
+    expect(screenPattern(pattern)).toBeUndefined();
+    const plan = validArguments({ type: 'object', properties: { s: { type: 'string', pattern, minLength: 20 } }, required: ['s'] }, 3);
+    if (!plan.ok) throw new Error(plan.reason);
+    // A server value that makes it backtrack (in a result, say): one budget spent, the pattern remembered.
+    expect(() => boundedTest(pattern, 'u', `${'h'.repeat(40)}!`)).toThrow(RegexBudgetError);
+    const started = Date.now();
+    expect(() => fc.sample(plan.arb, { seed: 9, numRuns: 5 })).toThrow(/pattern "\^\(\\\\x68\+\)\+\$" overran the 500 ms matching budget/);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });

@@ -132,7 +132,7 @@ export async function explore<T>(o: ExploreOptions<T>): Promise<Exploration<T>> 
       ...(o.path !== undefined ? { path: o.path, endOnFailure: true } : {}),
     });
   } catch (err) {
-    if (o.path === undefined) throw err;
+    if (o.path === undefined || err instanceof VerdictSignal) throw err;
     throw new VerdictSignal(
       'not-observed',
       `--replay path ${o.path} names no case here (${(err as Error).message}): was it printed for this tool, check and --seed?`,

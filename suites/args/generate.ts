@@ -16,7 +16,8 @@
 import fc from 'fast-check';
 import { generateSync } from 'json-schema-faker';
 import { atPointer, compileSchema, localRef, type CompiledSchema, type SchemaNode } from './schema.js';
-import { screenPattern } from '../../harness/regex.js';
+import { isCatastrophic, REGEX_BUDGET_MS, screenPattern, showPattern } from '../../harness/regex.js';
+import { VerdictSignal } from '../check.js';
 import { edgeArguments } from './edges.js';
 import { canonical, isObject } from '../../model/json.js';
 
@@ -87,7 +88,7 @@ export function validArguments(inputSchema: unknown, seed: number): ValidPlan {
   if (built) {
     const rate = acceptance(built, schema, seed);
     if (rate >= MIN_ACCEPTANCE) {
-      const arb = built.filter(schema.valid);
+      const arb = built.filter(confirmer(schema));
       return { ok: true, arb, source: 'arbitraries', acceptance: rate, schema, edges: edgeArguments(schema, arb, seed) };
     }
     tried.push(`${Math.round(rate * SAMPLE_SIZE)} of ${SAMPLE_SIZE} values from the arbitraries satisfied it`);
@@ -95,7 +96,7 @@ export function validArguments(inputSchema: unknown, seed: number): ValidPlan {
   const faked = fakerArbitrary(schema.root);
   const rate = acceptance(faked, schema, seed);
   if (rate >= MIN_ACCEPTANCE) {
-    const arb = faked.filter(schema.valid);
+    const arb = faked.filter(confirmer(schema));
     return { ok: true, arb, source: 'json-schema-faker', acceptance: rate, schema, edges: edgeArguments(schema, arb, seed) };
   }
   tried.push(`${Math.round(rate * SAMPLE_SIZE)} of ${SAMPLE_SIZE} values from json-schema-faker satisfied it`);
@@ -121,6 +122,38 @@ export function patternsIn(root: unknown): string[] {
     for (const v of Object.values(node)) if (typeof v === 'object' && v !== null) stack.push(v);
   }
   return [...out];
+}
+
+/** Generated values in a row that may fail the schema before drawing gives up. */
+export const MAX_MISSES = 2000;
+
+/**
+ * The ajv confirmation every drawn value passes, bounded: fast-check's filter
+ * draws until a value passes, so a schema that stops admitting generated
+ * values mid-run (a pattern that overran its matching budget now fails every
+ * long input at once) would spin for ever. Past MAX_MISSES rejections in a
+ * row the check ends not-observed, naming the pattern when one overran.
+ */
+function confirmer(schema: CompiledSchema): (v: unknown) => boolean {
+  const patterns = patternsIn(schema.root);
+  let misses = 0;
+  return (v) => {
+    if (schema.valid(v)) {
+      misses = 0;
+      return true;
+    }
+    if (++misses >= MAX_MISSES) {
+      misses = 0;
+      const over = patterns.find((p) => isCatastrophic(p));
+      throw new VerdictSignal(
+        'not-observed',
+        over !== undefined
+          ? `no more valid arguments can be confirmed: pattern ${showPattern(over)} overran the ${REGEX_BUDGET_MS} ms matching budget (catastrophic backtracking)`
+          : `${MAX_MISSES} generated values in a row failed the inputSchema: the generator stalled`,
+      );
+    }
+    return false;
+  };
 }
 
 function acceptance(arb: fc.Arbitrary<unknown>, schema: CompiledSchema, seed: number): number {
