@@ -281,7 +281,7 @@ describe('passive subscription observers', () => {
     const r = only(o.result, 'subscriptions/only-requested');
     expect(r.verdict).toBe('fail');
     const f = r.findings[0]!;
-    expect(f.actual).toMatch(/^notifications\/resources\/list_changed arrived for subscription "mcpc-\d+".*which did not ask for it$/);
+    expect(f.actual).toMatch(/^notifications\/resources\/list_changed arrived for subscription (\d+|"mcpc-\d+").*which did not ask for it$/);
     // The wire: the listen request with its filter, and the notification.
     expect(f.wire.map((w) => w.dir)).toEqual(['out', 'in']);
     expect(f.wire[0]!.text).toContain('"toolsListChanged":true');
