@@ -18,23 +18,37 @@ import { protocolChecks } from './protocol.js';
 import { metaChecks } from './meta.js';
 import { versioningChecks } from './versioning.js';
 
-export const catalogue: Check[] = [
-  ...discoverChecks,
-  ...lifecycleChecks,
-  ...toolsListChecks,
-  ...toolsCallChecks,
-  ...paginationChecks,
-  ...cachingChecks,
-  ...mrtrChecks,
-  ...fixtureChecks,
-  ...subscriptionChecks,
-  ...cancellationChecks,
-  ...metaChecks,
-  ...versioningChecks,
-  ...statelessnessChecks,
-  ...protocolChecks,
-  ...transportChecks,
+/**
+ * Each suite module and the checks it defines, in report order: the one place
+ * that says which file holds a check (`list` prints it; a test proves each
+ * file exports exactly these checks).
+ */
+export const suiteModules: ReadonlyArray<{ file: string; checks: readonly Check[] }> = [
+  { file: 'suites/discover.ts', checks: discoverChecks },
+  { file: 'suites/lifecycle.ts', checks: lifecycleChecks },
+  { file: 'suites/tools-list.ts', checks: toolsListChecks },
+  { file: 'suites/tools-call.ts', checks: toolsCallChecks },
+  { file: 'suites/pagination.ts', checks: paginationChecks },
+  { file: 'suites/caching.ts', checks: cachingChecks },
+  { file: 'suites/mrtr.ts', checks: mrtrChecks },
+  { file: 'suites/fixtures.ts', checks: fixtureChecks },
+  { file: 'suites/subscriptions.ts', checks: subscriptionChecks },
+  { file: 'suites/cancellation.ts', checks: cancellationChecks },
+  { file: 'suites/meta.ts', checks: metaChecks },
+  { file: 'suites/versioning.ts', checks: versioningChecks },
+  { file: 'suites/statelessness.ts', checks: statelessnessChecks },
+  { file: 'suites/protocol.ts', checks: protocolChecks },
+  { file: 'suites/transport.ts', checks: transportChecks },
 ];
+
+export const catalogue: Check[] = suiteModules.flatMap((m) => m.checks);
+
+const fileOf = new Map<string, string>(suiteModules.flatMap((m) => m.checks.map((c) => [c.id, m.file] as const)));
+
+/** The suite file (relative to the package root) that defines a check. */
+export function sourceFileOf(check: Pick<Check, 'id'>): string | undefined {
+  return fileOf.get(check.id);
+}
 
 const ids = new Set<string>();
 for (const c of catalogue) {
