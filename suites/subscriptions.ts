@@ -235,6 +235,9 @@ function expectTagged(t: Probe, sub: Subscription, messages: SubscriptionMessage
 // has no keyword, so it can back no verdict. (Sending a type the client did not request is
 // subscriptions/only-requested's MUST NOT.)
 
+/** Without a trigger, how long only-requested holds its subscriptions open for unprompted notifications. */
+const UNPROMPTED_WINDOW_MS = 1000;
+
 export const onlyRequested = defineCheck({
   id: 'subscriptions/only-requested',
   title: 'a subscription gets only the notification types it asked for',
@@ -256,6 +259,11 @@ export const onlyRequested = defineCheck({
         requireAck(t, witness);
         const other = await open(t, session, { notifications: { promptsListChanged: true, resourcesListChanged: true } }, subs);
         requireAck(t, other);
+        if (!t.ctx.config.listChanged?.trigger) {
+          // No trigger: both stay open a moment for whatever the server sends unprompted (an event with a deadline).
+          const unasked = (sub: Subscription) => sub.waitFor((m) => requestedBy(sub.filter, m.msg) === false, UNPROMPTED_WINDOW_MS);
+          await Promise.race([unasked(witness.sub), unasked(other.sub)]);
+        }
         const change = await changeTools(t, session, witness.sub);
         await roundTrip(session);
         await cancelAll(subs);
