@@ -223,7 +223,7 @@ function expandServer(command: string): string {
 }
 
 /** The value of `--name v` or `--name=v` in raw argv, for the bad-flags path. */
-function flagValue(argv: string[], name: string): string | undefined {
+export function flagValue(argv: string[], name: string): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === name && argv[i + 1] !== undefined) return argv[i + 1];
     if (argv[i]!.startsWith(`${name}=`)) return argv[i]!.slice(name.length + 1);

@@ -20,6 +20,7 @@ import { Probe, quoteFor, specFor, VerdictSignal, type Check, type SuiteContext 
 import { catalogue } from '../suites/index.js';
 import { openEra, type EraMode } from './eras.js';
 import { runBothEras } from './all-eras.js';
+import { reportProgress } from './progress.js';
 import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
 import type { Config } from '../model/config.js';
@@ -334,7 +335,12 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     const ordered = [...checks.filter((c) => !c.observer), ...checks.filter((c) => c.observer)];
     let previous: CheckResult | undefined;
     // A streamed result is redacted as the finished run is: no secret the server echoed reaches a live report.
-    const push = (c: CheckResult) => (result.checks.push(c), o.onResult?.(redactor.redactDeep(c), result.checks.length - 1, ordered.length));
+    const push = (c: CheckResult) => {
+      result.checks.push(c);
+      // The watchdog's copy (engine/progress.ts) and the live stream get the finished check, redacted.
+      reportProgress(result, c, redactor);
+      o.onResult?.(redactor.redactDeep(c), result.checks.length - 1, ordered.length);
+    };
     for (const check of ordered) {
       // Observers judge what the run saw; they send nothing, so they run even after the run was cut short.
       if (!check.observer) {
