@@ -46,6 +46,7 @@ interface Flags {
   tools: string[];
   allowSideEffects: boolean;
   color: boolean;
+  jobs?: number;
 }
 
 const positiveInt = (label: string) => (value: string) => {
@@ -106,6 +107,7 @@ function program(): Command {
     .option('--replay <path@tool>', 'replay one generated case, as a failure prints it (with its --seed and --check)')
     .option('--tools <glob>', 'tools that may be called with valid arguments besides read-only ones (repeatable)', collect, [])
     .option('--allow-side-effects', 'call every tool with valid arguments, read-only or not', false)
+    .option('--jobs <n>', 'checks run at once (default: 4 on stdio, one server process each; 6 on HTTP, one connection each)', positiveInt('--jobs'))
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -284,6 +286,7 @@ export async function main(argv: string[]): Promise<number> {
       config: loaded?.config,
       cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
       signal: interrupt.signal,
+      jobs: flags.jobs,
     });
     return await report(run, reportTo);
   } finally {

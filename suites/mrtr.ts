@@ -15,7 +15,7 @@ import { duplicateKeys } from '../harness/json-keys.js';
 import { checkJsonSchema } from '../harness/jsonschema.js';
 import { answerInputRequests, capabilityNeeded, completeRequest, continueRequest, INPUT_CAPABILITIES, INPUT_REQUEST_KINDS, isInputRequired, sendRetry, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, describeAnswer, frameKey, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, memoKey, describeAnswer, frameKey, show, type Probe, type SuiteContext } from './check.js';
 import { cachingHintProblems } from './rules.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
 import { isObject, type JsonObject } from '../model/json.js';
@@ -41,16 +41,11 @@ interface Survey {
   notCalled: Record<string, string>;
 }
 
-const surveys = new WeakMap<SuiteContext, Promise<Survey>>();
+const surveys = memoKey<Promise<Survey>>('mrtr: the input_required survey');
 
 /** The survey of the run (made once, on first use). */
 function survey(t: Probe): Promise<Survey> {
-  let s = surveys.get(t.ctx);
-  if (!s) {
-    s = makeSurvey(t);
-    surveys.set(t.ctx, s);
-  }
-  return s;
+  return t.ctx.run.memo(surveys, () => makeSurvey(t));
 }
 
 async function makeSurvey(t: Probe): Promise<Survey> {
@@ -436,7 +431,7 @@ export const stateIntegrity = defineCheck({
       if (!r) continue;
       for (const v of tamperings(r.state)) {
         const label = `${callLabel(x)} retry of round ${r.round} with the requestState ${v.how}`;
-        const sent = await sendRetry(t.session, r.ex, { inputResponses: r.inputResponses, requestState: v.value });
+        const sent = await sendRetry(t.sessionOf(r.ex), r.ex, { inputResponses: r.inputResponses, requestState: v.value });
         if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
         judged++;
         t.expect(!accepted(sent.exchange), {
@@ -494,7 +489,7 @@ export const stateReplay = defineCheck({
       const other = stateful[(i + 1) % stateful.length];
       if (other && other.x !== x) {
         const label = `${callLabel(other.x)} retry of round ${other.r.round} carrying the requestState of ${callLabel(x)}`;
-        const sent = await sendRetry(t.session, other.r.ex, { inputResponses: other.r.inputResponses, requestState: r.state });
+        const sent = await sendRetry(t.sessionOf(other.r.ex), other.r.ex, { inputResponses: other.r.inputResponses, requestState: r.state });
         if (sent.exchange || judgeable(t, sent.outcome, label)) {
           judged++;
           t.expect(!accepted(sent.exchange), {
@@ -507,11 +502,11 @@ export const stateReplay = defineCheck({
       // (b) The state, presented on the same tool with other valid arguments that need state of their own.
       const args2 = otherArguments(x.tool, x.call.arguments);
       if (!args2) continue;
-      const fresh = await completeRequest(t.session, 'tools/call', { name: x.name, arguments: args2 }, { answers: x.answers, maxRounds: 1 });
+      const fresh = await completeRequest(t.sessionOf(r.ex), 'tools/call', { name: x.name, arguments: args2 }, { answers: x.answers, maxRounds: 1 });
       const freshRound = fresh.rounds[0];
       if (!isInputRequired(freshRound) || typeof freshRound?.result?.requestState !== 'string') continue;
       const label = `${callLabel(x)} with arguments ${show(args2)} carrying the requestState issued for ${show(x.call.arguments)}`;
-      const sent = await sendRetry(t.session, r.ex, { inputResponses: r.inputResponses, requestState: r.state, params: { arguments: args2 } });
+      const sent = await sendRetry(t.sessionOf(r.ex), r.ex, { inputResponses: r.inputResponses, requestState: r.state, params: { arguments: args2 } });
       if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
       judged++;
       t.expect(!accepted(sent.exchange), {
@@ -544,7 +539,7 @@ export const missingAnswers = defineCheck({
       const dropped = keys.at(-1)!;
       const partial = Object.fromEntries(Object.entries(r.inputResponses).filter(([k]) => k !== dropped));
       const label = `${callLabel(x)} retry of round ${r.round} without the answer to ${dropped}`;
-      const sent = await sendRetry(t.session, r.ex, { inputResponses: partial, ...echoState(r.state) });
+      const sent = await sendRetry(t.sessionOf(r.ex), r.ex, { inputResponses: partial, ...echoState(r.state) });
       if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
       judged++;
       const ex = sent.exchange;
@@ -585,7 +580,7 @@ export const extraResponsesIgnored = defineCheck({
       let extraKey = 'mcp-conformance-unrequested';
       while (extraKey in r.inputResponses) extraKey += '-x';
       const label = `${callLabel(x)} retry of round ${r.round} with an extra inputResponses key ${show(extraKey)}`;
-      const sent = await sendRetry(t.session, r.ex, {
+      const sent = await sendRetry(t.sessionOf(r.ex), r.ex, {
         inputResponses: { ...r.inputResponses, [extraKey]: { action: 'decline' } },
         ...echoState(r.state),
       });
@@ -594,7 +589,7 @@ export const extraResponsesIgnored = defineCheck({
         continue;
       }
       // Drive on from there, as the client would: it must end as the normal drive did.
-      const rest = await continueRequest(t.session, sent.exchange, { answers: x.answers, maxRounds: t.ctx.settings.maxRounds });
+      const rest = await continueRequest(t.sessionOf(sent.exchange), sent.exchange, { answers: x.answers, maxRounds: t.ctx.settings.maxRounds });
       if (!judgeable(t, rest, label)) continue;
       judged++;
       const normalError = !!x.drive.final?.error || x.drive.final?.result?.isError === true;
@@ -632,7 +627,7 @@ export const malformedResponses = defineCheck({
       ];
       for (const v of variants) {
         const label = `${callLabel(x)} retry of round ${r.round} with inputResponses ${v.how}`;
-        const sent = await sendRetry(t.session, r.ex, { inputResponses: v.value, ...echoState(r.state) });
+        const sent = await sendRetry(t.sessionOf(r.ex), r.ex, { inputResponses: v.value, ...echoState(r.state) });
         if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
         judged++;
         t.expect(!!sent.exchange?.error, {

@@ -12,7 +12,7 @@ import { runShellCommand } from '../harness/command.js';
 import { ACKNOWLEDGED, orderFrames, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
 import type { Exchange, RequestId, RequestOptions, Session } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
-import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, memoKey, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';
 import type { JsonObject } from '../model/json.js';
 
@@ -30,8 +30,9 @@ const FILTER_KEY: Record<string, string> = {
 /** Notifications that relate to one request, never to a subscription. */
 const REQUEST_SCOPED = new Set(['notifications/progress', 'notifications/message']);
 
-/** Runs in which the server was seen not to notify after a change: later checks do not wait again. */
-const silentRuns = new WeakSet<SuiteContext>();
+/** Set once the server was seen not to notify after a change: later checks do not wait again. */
+const silentAfterChange = memoKey<{ seen: boolean }>('subscriptions: no notification after a change');
+const silentRun = (t: Probe) => t.ctx.run.memo(silentAfterChange, () => ({ seen: false }));
 
 interface Opened {
   sub: Subscription;
@@ -105,9 +106,9 @@ async function changeTools(t: Probe, session: Session, witness?: Subscription): 
   if (!fired) return { triggered: false, notified: false, exchanges };
   if (fired.exchange) exchanges.push(fired.exchange);
   if (!fired.ok) t.notObserved(`the configured listChanged.trigger failed: ${fired.detail}`);
-  const wait = silentRuns.has(t.ctx) ? 0 : t.ctx.settings.notificationTimeoutMs;
+  const wait = silentRun(t).seen ? 0 : t.ctx.settings.notificationTimeoutMs;
   const first = witness ? await witness.waitFor((m) => m.msg.method === TOOLS_CHANGED, wait, mark) : undefined;
-  if (witness && !first && wait > 0) silentRuns.add(t.ctx);
+  if (witness && !first && wait > 0) silentRun(t).seen = true;
   const undone = await fire(t, session, 'undo');
   if (undone?.exchange) exchanges.push(undone.exchange);
   if (undone && !undone.ok) t.note('undo', `the configured listChanged.undo failed: ${undone.detail}`);
@@ -457,10 +458,10 @@ export const demultiplex = defineCheck({
       }
       requireAck(t, prompts);
       const ack = requireAck(t, tools);
-      const wait = silentRuns.has(t.ctx) ? 0 : t.ctx.settings.notificationTimeoutMs;
+      const wait = silentRun(t).seen ? 0 : t.ctx.settings.notificationTimeoutMs;
       const seen = session.waitForMessage((m) => m.method === TOOLS_CHANGED, wait);
       const change = await changeTools(t, session);
-      if (change.triggered && !(await seen) && wait > 0) silentRuns.add(t.ctx);
+      if (change.triggered && !(await seen) && wait > 0) silentRun(t).seen = true;
       await roundTrip(session);
       await cancelAll(subs);
       if (!change.triggered) t.notObserved(NO_TRIGGER);
