@@ -4,9 +4,11 @@
  * by URI) or any other method has gone unanswered for the full per-request
  * timeout, the next request to it only gets a short probe; when that one is
  * silent too, later requests to it fail at once, naming the timeout that
- * decided it. Once some tool (or prompt, or resource) of a method has been
- * found silent, the first request to another one is a short probe as well.
- * An answer clears the record. One ledger serves every connection of a target.
+ * decided it. While no request of a method has been answered at all in the
+ * run, a timeout of one of its tools (prompts, resources) makes the first
+ * request to each other one a short probe too; once the method has answered
+ * anything, each other subject gets its own full wait. An answer clears the
+ * subject's record. One ledger serves every connection of a target.
  */
 import { formatSeconds, RequestTimeoutError } from './errors.js';
 import type { RequestId } from './session.js';
@@ -35,17 +37,24 @@ export class KnownSilentError extends RequestTimeoutError {
 
 export class TimeoutLedger {
   private readonly silent = new Map<string, Silence>();
-  /** Per method: some subject of it was confirmed silent. */
+  /** Per method: some subject of it timed out (the first one that did). */
   private readonly silentMethods = new Map<string, Silence>();
+  /** Methods some request of which was answered in this run. */
+  private readonly answeredMethods = new Set<string>();
 
   constructor(
     /** The full per-request timeout: only requests waiting that long are governed here. */
     private readonly fullMs: number,
   ) {}
 
-  /** The short probe after a full timeout. */
+  /** The short probe after a full timeout of the same subject. */
   get probeMs(): number {
     return Math.min(this.fullMs, Math.max(200, Math.min(2000, Math.round(this.fullMs / 10))));
+  }
+
+  /** The probe for a new subject of a method none of whose requests was ever answered. */
+  get firstProbeMs(): number {
+    return Math.min(this.probeMs, Math.max(50, Math.round(this.fullMs / 100)));
   }
 
   /** What a request to `method` with `params` is: `tools/call "search"`, `resources/read "file:///a"`, or the method. */
@@ -61,7 +70,7 @@ export class TimeoutLedger {
     if (s?.confirmed) return { timeoutMs: 0, known: s };
     if (s) return { timeoutMs: this.probeMs, probe: s };
     const m = this.silentMethods.get(method);
-    if (m) return { timeoutMs: this.probeMs, probe: m };
+    if (m && !this.answeredMethods.has(method)) return { timeoutMs: this.firstProbeMs, probe: m };
     return { timeoutMs };
   }
 
@@ -71,16 +80,17 @@ export class TimeoutLedger {
     const key = TimeoutLedger.subject(method, params);
     if (plan.probe) {
       const first = this.silent.get(key) ?? plan.probe;
-      const confirmed = { ...first, confirmed: true };
-      this.silent.set(key, confirmed);
-      if (!this.silentMethods.has(method)) this.silentMethods.set(method, confirmed);
+      this.silent.set(key, { ...first, confirmed: true });
       return;
     }
-    if (!this.silent.has(key)) this.silent.set(key, { connection, id, timeoutMs: plan.timeoutMs, confirmed: false });
+    const silence: Silence = { connection, id, timeoutMs: plan.timeoutMs, confirmed: false };
+    if (!this.silent.has(key)) this.silent.set(key, silence);
+    if (!this.silentMethods.has(method)) this.silentMethods.set(method, silence);
   }
 
   /** An answer came: the subject is not silent (a method found silent stays so for its other subjects). */
   answered(method: string, params: JsonObject | undefined): void {
+    this.answeredMethods.add(method);
     if (this.silent.size) this.silent.delete(TimeoutLedger.subject(method, params));
   }
 

@@ -383,6 +383,16 @@ export function defineCheck(def: CheckDef): Check {
   return { ...def, area, transports: def.transports ?? ['stdio', 'http'], revisions };
 }
 
+/**
+ * Declare a check's scheduling needs beside its definition (`exclusive`,
+ * `after`); the engine honours them for any `--jobs`.
+ */
+export function schedule(check: Check, needs: Pick<CheckDef, 'exclusive' | 'after'>): Check {
+  if (needs.exclusive !== undefined) check.exclusive = needs.exclusive;
+  if (needs.after) check.after = [...(check.after ?? []), ...needs.after];
+  return check;
+}
+
 /** Where the rule lives in the era's revision (the legacy citation in the legacy era, when there is one). */
 export function specFor(rule: Rule, era: Era): SpecRef {
   return era === 'legacy' && rule.legacy ? rule.legacy.spec : rule.spec;

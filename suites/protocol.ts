@@ -3,7 +3,7 @@
  * "Messages", "Responses", "Notifications", "ResultType").
  */
 import type { Violation, ViolationKind } from '../harness/session.js';
-import { defineCheck, frameKey, show } from './check.js';
+import { defineCheck, frameKey, schedule, show } from './check.js';
 import type { WireFrame } from '../model/wire.js';
 import { judgeViolations, SHOWN } from './violations.js';
 
@@ -133,5 +133,8 @@ export const resultType = defineCheck({
     t.note('results', results);
   },
 });
+
+// Counts every stray response on its connection while it runs: it needs the connection to itself.
+schedule(noResponseToNotification, { exclusive: 'counts every stray response on its connection' });
 
 export const protocolChecks = [noServerRequests, responseIds, noResponseToNotification, messagesSchemaValid, resultType];

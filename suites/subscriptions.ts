@@ -12,7 +12,7 @@ import { runShellCommand } from '../harness/command.js';
 import { ACKNOWLEDGED, orderFrames, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
 import type { Exchange, RequestId, RequestOptions, Session } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
-import { defineCheck, memoKey, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, memoKey, schedule, describeAnswer, show, type Fact, type Probe, type SuiteContext } from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';
 import type { JsonObject } from '../model/json.js';
 
@@ -41,14 +41,27 @@ interface Opened {
   why?: string;
 }
 
+/**
+ * The shared precondition of every check that listens: a subscriptions/listen
+ * gets an answer of some kind. Once one got nothing at all within the request
+ * timeout, the others report not-observed at once, naming the check that judges it.
+ */
+const listenAnswers = memoKey<Fact<void>>('subscriptions: a listen request is answered');
+
 /** Open a subscription and wait for its acknowledgment (or the listen request ending) within the request timeout. */
 async function open(t: Probe, session: Session, params: JsonObject, subs: Subscription[], opts: RequestOptions = {}): Promise<Opened> {
-  const sub = session.listen(params, opts);
+  const fact = t.ctx.run.memo(listenAnswers, (): Fact<void> => ({ owner: acknowledgedFirst }));
+  if (t.check !== fact.owner) t.requires(fact);
+  // Closes itself when the check ends, however it ends.
+  const sub = t.listen(session, params, opts);
   subs.push(sub);
   const ms = t.ctx.settings.requestTimeoutMs;
   const ack = await Promise.race([sub.acknowledgment(ms), sub.ended.then(() => undefined)]);
   const found = ack ?? sub.messages.find((m) => m.msg.method === ACKNOWLEDGED);
   if (found) return { sub, ack: found };
+  if (sub.open && sub.messages.length === 0) {
+    fact.failed ??= `a subscriptions/listen request (connection ${session.connection}) got no acknowledgment and no answer within ${ms / 1000} s`;
+  }
   if (!sub.open) {
     const end = await sub.ended;
     const why = end.exchange ? `subscriptions/listen was answered with ${describeAnswer(end.exchange)}` : `subscriptions/listen ended: ${end.error?.message}`;
@@ -145,19 +158,15 @@ export const acknowledgedFirst = defineCheck({
     'The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription\'s ID, and MUST NOT send any notification on the subscription before it.',
   async run(t) {
     const subs: Subscription[] = [];
-    try {
-      const o = await open(t, t.session, TOOLS_FILTER, subs);
-      if (!t.expect(!!o.ack, { expected: 'notifications/subscriptions/acknowledged for the subscription', actual: o.why ?? '', wire: o.sub.frames() })) return;
-      const at = o.sub.messages.indexOf(o.ack!);
-      const before = o.sub.messages.slice(0, at);
-      t.expect(before.length === 0, {
-        expected: 'the acknowledgment before any other message of the subscription',
-        actual: `${before.length} message(s) came first: ${before.map(describe).join(', ')}`,
-        wire: o.sub.frames(),
-      });
-    } finally {
-      await cancelAll(subs);
-    }
+    const o = await open(t, t.session, TOOLS_FILTER, subs);
+    if (!t.expect(!!o.ack, { expected: 'notifications/subscriptions/acknowledged for the subscription', actual: o.why ?? '', wire: o.sub.frames() })) return;
+    const at = o.sub.messages.indexOf(o.ack!);
+    const before = o.sub.messages.slice(0, at);
+    t.expect(before.length === 0, {
+      expected: 'the acknowledgment before any other message of the subscription',
+      actual: `${before.length} message(s) came first: ${before.map(describe).join(', ')}`,
+      wire: o.sub.frames(),
+    });
   },
 });
 
@@ -171,26 +180,22 @@ export const subscriptionIdTagged = defineCheck({
   async run(t) {
     const subs: Subscription[] = [];
     const session = t.session;
-    try {
-      let judged = 0;
-      for (const type of ['number', 'string'] as const) {
-        const id = session.nextIdOf(type);
-        const o = await open(t, session, TOOLS_FILTER, subs, { id });
-        if (!o.ack) {
-          t.note(`${type} id`, `not acknowledged: ${o.why}`);
-          continue;
-        }
-        const change = await changeTools(t, session, o.sub);
-        await roundTrip(session);
-        await o.sub.cancel();
-        judged++;
-        t.note(`${type} id`, { messages: live(o.sub).length, changeNotified: change.notified });
-        expectTagged(t, o.sub, live(o.sub));
+    let judged = 0;
+    for (const type of ['number', 'string'] as const) {
+      const id = session.nextIdOf(type);
+      const o = await open(t, session, TOOLS_FILTER, subs, { id });
+      if (!o.ack) {
+        t.note(`${type} id`, `not acknowledged: ${o.why}`);
+        continue;
       }
-      if (judged === 0) t.notObserved('no subscription was acknowledged; see subscriptions/acknowledged-first');
-    } finally {
-      await cancelAll(subs);
+      const change = await changeTools(t, session, o.sub);
+      await roundTrip(session);
+      await o.sub.cancel();
+      judged++;
+      t.note(`${type} id`, { messages: live(o.sub).length, changeNotified: change.notified });
+      expectTagged(t, o.sub, live(o.sub));
     }
+    if (judged === 0) t.notObserved('no subscription was acknowledged; see subscriptions/acknowledged-first');
   },
 });
 
@@ -217,36 +222,32 @@ export const acknowledgedFilter = defineCheck({
   async run(t) {
     const subs: Subscription[] = [];
     const requested: JsonObject = { toolsListChanged: true, promptsListChanged: false };
-    try {
-      const o = await open(t, t.session, { notifications: requested }, subs);
-      const ack = requireAck(t, o);
-      const agreed = ((ack.msg.params as JsonObject | undefined)?.notifications ?? {}) as JsonObject;
-      t.note('acknowledged', agreed);
-      const caps = t.ctx.discovery().capabilities ?? {};
-      const capabilityOf: Record<string, string> = { toolsListChanged: 'tools', promptsListChanged: 'prompts', resourcesListChanged: 'resources' };
-      for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) {
-        if (agreed[key] !== true) continue;
-        t.expect(requested[key] === true, {
-          expected: `only requested types acknowledged (requested ${show(requested)})`,
-          actual: `${key}: true was acknowledged but not requested`,
-          wire: o.sub.frames(),
-        });
-        t.expect(caps[capabilityOf[key]!] !== undefined, {
-          expected: `${key} omitted: the server does not declare the ${capabilityOf[key]} capability`,
-          actual: `${key}: true was acknowledged`,
-          wire: orderFrames([...o.sub.frames(), ...(t.ctx.discovery().exchange?.frames ?? [])]),
-        });
-      }
-      const uris = agreed.resourceSubscriptions;
-      if (uris !== undefined) {
-        t.expect(!Array.isArray(uris) || uris.length === 0, {
-          expected: 'no resourceSubscriptions (none were requested)',
-          actual: `resourceSubscriptions ${show(uris)} acknowledged`,
-          wire: o.sub.frames(),
-        });
-      }
-    } finally {
-      await cancelAll(subs);
+    const o = await open(t, t.session, { notifications: requested }, subs);
+    const ack = requireAck(t, o);
+    const agreed = ((ack.msg.params as JsonObject | undefined)?.notifications ?? {}) as JsonObject;
+    t.note('acknowledged', agreed);
+    const caps = t.ctx.discovery().capabilities ?? {};
+    const capabilityOf: Record<string, string> = { toolsListChanged: 'tools', promptsListChanged: 'prompts', resourcesListChanged: 'resources' };
+    for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) {
+      if (agreed[key] !== true) continue;
+      t.expect(requested[key] === true, {
+        expected: `only requested types acknowledged (requested ${show(requested)})`,
+        actual: `${key}: true was acknowledged but not requested`,
+        wire: o.sub.frames(),
+      });
+      t.expect(caps[capabilityOf[key]!] !== undefined, {
+        expected: `${key} omitted: the server does not declare the ${capabilityOf[key]} capability`,
+        actual: `${key}: true was acknowledged`,
+        wire: orderFrames([...o.sub.frames(), ...(t.ctx.discovery().exchange?.frames ?? [])]),
+      });
+    }
+    const uris = agreed.resourceSubscriptions;
+    if (uris !== undefined) {
+      t.expect(!Array.isArray(uris) || uris.length === 0, {
+        expected: 'no resourceSubscriptions (none were requested)',
+        actual: `resourceSubscriptions ${show(uris)} acknowledged`,
+        wire: o.sub.frames(),
+      });
     }
   },
 });
@@ -273,30 +274,26 @@ export const onlyRequested = defineCheck({
   async run(t) {
     const subs: Subscription[] = [];
     const session = t.session;
-    try {
-      // The witness asks for tools-list changes; the other subscription does not.
-      const witness = await open(t, session, TOOLS_FILTER, subs);
-      requireAck(t, witness);
-      const other = await open(t, session, { notifications: { promptsListChanged: true, resourcesListChanged: true } }, subs);
-      requireAck(t, other);
-      const change = await changeTools(t, session, witness.sub);
-      await roundTrip(session);
-      await cancelAll(subs);
-      for (const o of [witness, other]) {
-        for (const m of live(o.sub)) {
-          t.expect(asked(o.sub.filter, m.msg) !== false, {
-            expected: `only notifications the filter ${show(o.sub.filter)} asked for`,
-            actual: `${describe(m)} arrived for that subscription`,
-            wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
-          });
-        }
+    // The witness asks for tools-list changes; the other subscription does not.
+    const witness = await open(t, session, TOOLS_FILTER, subs);
+    requireAck(t, witness);
+    const other = await open(t, session, { notifications: { promptsListChanged: true, resourcesListChanged: true } }, subs);
+    requireAck(t, other);
+    const change = await changeTools(t, session, witness.sub);
+    await roundTrip(session);
+    await cancelAll(subs);
+    for (const o of [witness, other]) {
+      for (const m of live(o.sub)) {
+        t.expect(asked(o.sub.filter, m.msg) !== false, {
+          expected: `only notifications the filter ${show(o.sub.filter)} asked for`,
+          actual: `${describe(m)} arrived for that subscription`,
+          wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
+        });
       }
-      if (t.findings.length) return;
-      if (!change.triggered) t.notObserved(NO_TRIGGER);
-      t.note('change notified to the witness', change.notified);
-    } finally {
-      await cancelAll(subs);
     }
+    if (t.findings.length) return;
+    if (!change.triggered) t.notObserved(NO_TRIGGER);
+    t.note('change notified to the witness', change.notified);
   },
 });
 
@@ -311,27 +308,23 @@ export const httpSse = defineCheck({
   async run(t) {
     const subs: Subscription[] = [];
     const session = t.session;
-    try {
-      const o = await open(t, session, TOOLS_FILTER, subs);
-      if (!t.expect(!!o.ack, { expected: 'an SSE stream carrying the acknowledgment', actual: o.why ?? '', wire: o.sub.frames() })) return;
-      const http = o.ack!.frame.http;
-      t.note('Content-Type', http?.contentType);
-      t.expect(/^text\/event-stream\b/i.test(http?.contentType ?? ''), {
-        expected: 'Content-Type: text/event-stream on the listen response',
-        actual: `Content-Type: ${show(http?.contentType ?? '(none)')}`,
-        wire: o.sub.frames(),
+    const o = await open(t, session, TOOLS_FILTER, subs);
+    if (!t.expect(!!o.ack, { expected: 'an SSE stream carrying the acknowledgment', actual: o.why ?? '', wire: o.sub.frames() })) return;
+    const http = o.ack!.frame.http;
+    t.note('Content-Type', http?.contentType);
+    t.expect(/^text\/event-stream\b/i.test(http?.contentType ?? ''), {
+      expected: 'Content-Type: text/event-stream on the listen response',
+      actual: `Content-Type: ${show(http?.contentType ?? '(none)')}`,
+      wire: o.sub.frames(),
+    });
+    const later = await roundTrip(session);
+    if (!o.sub.open) {
+      const end = await o.sub.ended;
+      t.expect(false, {
+        expected: 'the listen response stream still open after the acknowledgment',
+        actual: `it ended before a later request was answered: ${end.exchange ? describeAnswer(end.exchange) : end.error?.message}`,
+        wire: orderFrames([...o.sub.frames(), ...later.frames]),
       });
-      const later = await roundTrip(session);
-      if (!o.sub.open) {
-        const end = await o.sub.ended;
-        t.expect(false, {
-          expected: 'the listen response stream still open after the acknowledgment',
-          actual: `it ended before a later request was answered: ${end.exchange ? describeAnswer(end.exchange) : end.error?.message}`,
-          wire: orderFrames([...o.sub.frames(), ...later.frames]),
-        });
-      }
-    } finally {
-      await cancelAll(subs);
     }
   },
 });
@@ -346,25 +339,21 @@ export const noRequestScoped = defineCheck({
   async run(t) {
     const subs: Subscription[] = [];
     const session = t.session;
-    try {
-      // The listen request opts in to logging, inviting a server to (wrongly) log on the stream.
-      const params = { ...TOOLS_FILTER, _meta: { 'io.modelcontextprotocol/logLevel': 'debug' } };
-      const o = await open(t, session, params, subs);
-      requireAck(t, o);
-      const change = await changeTools(t, session, o.sub);
-      await roundTrip(session);
-      await o.sub.cancel();
-      for (const m of live(o.sub).filter((x) => REQUEST_SCOPED.has(String(x.msg.method)))) {
-        t.expect(false, {
-          expected: 'only subscription messages on the listen stream',
-          actual: `${describe(m)} arrived on the subscription`,
-          wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
-        });
-      }
-      t.note('change caused', change.triggered);
-    } finally {
-      await cancelAll(subs);
+    // The listen request opts in to logging, inviting a server to (wrongly) log on the stream.
+    const params = { ...TOOLS_FILTER, _meta: { 'io.modelcontextprotocol/logLevel': 'debug' } };
+    const o = await open(t, session, params, subs);
+    requireAck(t, o);
+    const change = await changeTools(t, session, o.sub);
+    await roundTrip(session);
+    await o.sub.cancel();
+    for (const m of live(o.sub).filter((x) => REQUEST_SCOPED.has(String(x.msg.method)))) {
+      t.expect(false, {
+        expected: 'only subscription messages on the listen stream',
+        actual: `${describe(m)} arrived on the subscription`,
+        wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
+      });
     }
+    t.note('change caused', change.triggered);
   },
 });
 
@@ -387,51 +376,47 @@ export const listChanged = defineCheck({
     const declared = (t.ctx.discovery().capabilities?.tools as JsonObject | undefined)?.listChanged === true;
     const session = t.session;
     const subs: Subscription[] = [];
+    const o = await open(t, session, TOOLS_FILTER, subs);
+    requireAck(t, o);
+    const before = await walkTools(t, session, 'before the change');
+    const mark = o.sub.messages.length;
+    const started = Date.now();
+    const fired = (await fire(t, session, 'trigger'))!;
+    if (!fired.ok) t.notObserved(`the configured listChanged.trigger failed: ${fired.detail}`);
+    const ms = t.ctx.settings.notificationTimeoutMs;
+    const notice = await o.sub.waitFor((m) => m.msg.method === TOOLS_CHANGED, ms, mark);
+    const latency = Date.now() - started;
+    let after;
     try {
-      const o = await open(t, session, TOOLS_FILTER, subs);
-      requireAck(t, o);
-      const before = await walkTools(t, session, 'before the change');
-      const mark = o.sub.messages.length;
-      const started = Date.now();
-      const fired = (await fire(t, session, 'trigger'))!;
-      if (!fired.ok) t.notObserved(`the configured listChanged.trigger failed: ${fired.detail}`);
-      const ms = t.ctx.settings.notificationTimeoutMs;
-      const notice = await o.sub.waitFor((m) => m.msg.method === TOOLS_CHANGED, ms, mark);
-      const latency = Date.now() - started;
-      let after;
-      try {
-        after = await walkTools(t, session, 'after the change');
-      } finally {
-        // Leave the server as it was found, whatever happened.
-        const undone = await fire(t, session, 'undo');
-        if (undone && !undone.ok) t.note('undo', `the configured listChanged.undo failed: ${undone.detail}`);
-        if (undone?.ok && notice) await o.sub.waitFor((m) => m.msg.method === TOOLS_CHANGED, ms, o.sub.messages.indexOf(notice) + 1);
-      }
-      await o.sub.cancel();
-
-      const diff = toolsDiff(before.items, after.items);
-      const changed = !isSame(diff);
-      t.note('difference', diff);
-      const early = o.sub.messages.slice(0, mark).filter((m) => m.msg.method === TOOLS_CHANGED);
-      if (early.length) t.note('notified without a change', `${early.length} notifications/tools/list_changed before the trigger ran`);
-      if (!changed) {
-        if (!notice) t.notObserved(`the trigger ran (${fired.detail}) but tools/list did not change`);
-        t.note('notified without a change', 'notifications/tools/list_changed arrived, but tools/list is the same before and after');
-        return;
-      }
-      if (notice) {
-        t.note('notified after (ms)', latency);
-        return;
-      }
-      if (!declared) t.skip('the tool list changed without a notification, and the server does not declare tools.listChanged: true');
-      t.expect(false, {
-        expected: `notifications/tools/list_changed on the subscription within ${ms / 1000} s of the change`,
-        actual: `none arrived, yet tools/list changed: ${describeDiff(diff)}`,
-        wire: orderFrames([...o.sub.frames(), ...(fired.exchange?.frames ?? []), ...after!.pages.flatMap((p) => p.frames)]),
-      });
+      after = await walkTools(t, session, 'after the change');
     } finally {
-      await cancelAll(subs);
+      // Leave the server as it was found, whatever happened.
+      const undone = await fire(t, session, 'undo');
+      if (undone && !undone.ok) t.note('undo', `the configured listChanged.undo failed: ${undone.detail}`);
+      if (undone?.ok && notice) await o.sub.waitFor((m) => m.msg.method === TOOLS_CHANGED, ms, o.sub.messages.indexOf(notice) + 1);
     }
+    await o.sub.cancel();
+
+    const diff = toolsDiff(before.items, after.items);
+    const changed = !isSame(diff);
+    t.note('difference', diff);
+    const early = o.sub.messages.slice(0, mark).filter((m) => m.msg.method === TOOLS_CHANGED);
+    if (early.length) t.note('notified without a change', `${early.length} notifications/tools/list_changed before the trigger ran`);
+    if (!changed) {
+      if (!notice) t.notObserved(`the trigger ran (${fired.detail}) but tools/list did not change`);
+      t.note('notified without a change', 'notifications/tools/list_changed arrived, but tools/list is the same before and after');
+      return;
+    }
+    if (notice) {
+      t.note('notified after (ms)', latency);
+      return;
+    }
+    if (!declared) t.skip('the tool list changed without a notification, and the server does not declare tools.listChanged: true');
+    t.expect(false, {
+      expected: `notifications/tools/list_changed on the subscription within ${ms / 1000} s of the change`,
+      actual: `none arrived, yet tools/list changed: ${describeDiff(diff)}`,
+      wire: orderFrames([...o.sub.frames(), ...(fired.exchange?.frames ?? []), ...after!.pages.flatMap((p) => p.frames)]),
+    });
   },
 });
 
@@ -445,44 +430,40 @@ export const demultiplex = defineCheck({
   async run(t) {
     const subs: Subscription[] = [];
     const session = t.session;
-    try {
-      const prompts = await open(t, session, { notifications: { promptsListChanged: true } }, subs);
-      const tools = await open(t, session, TOOLS_FILTER, subs);
-      if (!tools.ack && prompts.sub.messages.filter((m) => m.msg.method === ACKNOWLEDGED).length > 1) {
-        t.expect(false, {
-          expected: `each acknowledgment tagged with its own subscription id (${JSON.stringify(prompts.sub.id)}, ${JSON.stringify(tools.sub.id)})`,
-          actual: `both acknowledgments carried ${JSON.stringify(prompts.sub.id)}`,
-          wire: orderFrames([...prompts.sub.frames(), ...tools.sub.frames()]),
-        });
-        return;
-      }
-      requireAck(t, prompts);
-      const ack = requireAck(t, tools);
-      const wait = silentRun(t).seen ? 0 : t.ctx.settings.notificationTimeoutMs;
-      const seen = session.waitForMessage((m) => m.method === TOOLS_CHANGED, wait);
-      const change = await changeTools(t, session);
-      if (change.triggered && !(await seen) && wait > 0) silentRun(t).seen = true;
-      await roundTrip(session);
-      await cancelAll(subs);
-      if (!change.triggered) t.notObserved(NO_TRIGGER);
-
-      const agreed = ((ack.msg.params as JsonObject | undefined)?.notifications ?? {}) as JsonObject;
-      const forTools = live(tools.sub).filter((m) => m.msg.method === TOOLS_CHANGED);
-      const forPrompts = live(prompts.sub).filter((m) => m.msg.method === TOOLS_CHANGED);
-      t.note('tools/list_changed', { [String(tools.sub.id)]: forTools.length, [String(prompts.sub.id)]: forPrompts.length });
-      if (forTools.length + forPrompts.length === 0) {
-        t.note('not exercised', 'no notifications/tools/list_changed arrived for either subscription; only the acknowledgments were demultiplexed');
-        return;
-      }
-      if (agreed.toolsListChanged !== true) return;
-      t.expect(forTools.length > 0, {
-        expected: `notifications/tools/list_changed tagged ${JSON.stringify(tools.sub.id)}, the subscription that asked for it`,
-        actual: `it arrived tagged ${JSON.stringify(prompts.sub.id)} (the other subscription, filter ${show(prompts.sub.filter)}) and never for ${JSON.stringify(tools.sub.id)}`,
-        wire: orderFrames([...tools.sub.frames(), ...prompts.sub.frames()]),
+    const prompts = await open(t, session, { notifications: { promptsListChanged: true } }, subs);
+    const tools = await open(t, session, TOOLS_FILTER, subs);
+    if (!tools.ack && prompts.sub.messages.filter((m) => m.msg.method === ACKNOWLEDGED).length > 1) {
+      t.expect(false, {
+        expected: `each acknowledgment tagged with its own subscription id (${JSON.stringify(prompts.sub.id)}, ${JSON.stringify(tools.sub.id)})`,
+        actual: `both acknowledgments carried ${JSON.stringify(prompts.sub.id)}`,
+        wire: orderFrames([...prompts.sub.frames(), ...tools.sub.frames()]),
       });
-    } finally {
-      await cancelAll(subs);
+      return;
     }
+    requireAck(t, prompts);
+    const ack = requireAck(t, tools);
+    const wait = silentRun(t).seen ? 0 : t.ctx.settings.notificationTimeoutMs;
+    const seen = session.waitForMessage((m) => m.method === TOOLS_CHANGED, wait);
+    const change = await changeTools(t, session);
+    if (change.triggered && !(await seen) && wait > 0) silentRun(t).seen = true;
+    await roundTrip(session);
+    await cancelAll(subs);
+    if (!change.triggered) t.notObserved(NO_TRIGGER);
+
+    const agreed = ((ack.msg.params as JsonObject | undefined)?.notifications ?? {}) as JsonObject;
+    const forTools = live(tools.sub).filter((m) => m.msg.method === TOOLS_CHANGED);
+    const forPrompts = live(prompts.sub).filter((m) => m.msg.method === TOOLS_CHANGED);
+    t.note('tools/list_changed', { [String(tools.sub.id)]: forTools.length, [String(prompts.sub.id)]: forPrompts.length });
+    if (forTools.length + forPrompts.length === 0) {
+      t.note('not exercised', 'no notifications/tools/list_changed arrived for either subscription; only the acknowledgments were demultiplexed');
+      return;
+    }
+    if (agreed.toolsListChanged !== true) return;
+    t.expect(forTools.length > 0, {
+      expected: `notifications/tools/list_changed tagged ${JSON.stringify(tools.sub.id)}, the subscription that asked for it`,
+      actual: `it arrived tagged ${JSON.stringify(prompts.sub.id)} (the other subscription, filter ${show(prompts.sub.filter)}) and never for ${JSON.stringify(tools.sub.id)}`,
+      wire: orderFrames([...tools.sub.frames(), ...prompts.sub.frames()]),
+    });
   },
 });
 
@@ -496,37 +477,33 @@ export const cancelEnds = defineCheck({
   async run(t) {
     const subs: Subscription[] = [];
     const session = t.session;
-    try {
-      const first = await open(t, session, TOOLS_FILTER, subs);
-      requireAck(t, first);
-      await first.sub.cancel();
-      // The next listen's acknowledgment comes after the server has read the cancellation
-      // (stdio: one ordered channel). What it sent before that crossed the cancellation on
-      // the wire, which the spec tolerates; what comes after it is judged.
-      const second = await open(t, session, TOOLS_FILTER, subs);
-      requireAck(t, second);
-      const cutoff = first.sub.messages.length;
-      const crossed = first.sub.messages.filter((m) => m.afterCancel).length;
-      if (crossed) t.note('in flight when cancelled', `${crossed} message(s) sent before the server read the cancellation`);
-      const change = await changeTools(t, session, second.sub);
-      const later = await roundTrip(session);
-      await cancelAll(subs);
-      const after = first.sub.messages.slice(cutoff);
-      for (const m of after) {
-        t.expect(false, {
-          expected: `nothing more for subscription ${JSON.stringify(first.sub.id)} once the server has read its cancellation`,
-          actual: `${describe(m)} arrived after the next subscription was acknowledged`,
-          wire: orderFrames([...first.sub.frames(), ...later.frames]),
-        });
-      }
-      if (t.findings.length) return;
-      if (!change.triggered && t.ctx.transport === 'http') {
-        t.notObserved(`${NO_TRIGGER}; on HTTP nothing else can arrive for a closed stream`);
-      }
-      t.note('judged until', change.notified ? 'a change was notified to a later subscription' : 'a later request was answered');
-    } finally {
-      await cancelAll(subs);
+    const first = await open(t, session, TOOLS_FILTER, subs);
+    requireAck(t, first);
+    await first.sub.cancel();
+    // The next listen's acknowledgment comes after the server has read the cancellation
+    // (stdio: one ordered channel). What it sent before that crossed the cancellation on
+    // the wire, which the spec tolerates; what comes after it is judged.
+    const second = await open(t, session, TOOLS_FILTER, subs);
+    requireAck(t, second);
+    const cutoff = first.sub.messages.length;
+    const crossed = first.sub.messages.filter((m) => m.afterCancel).length;
+    if (crossed) t.note('in flight when cancelled', `${crossed} message(s) sent before the server read the cancellation`);
+    const change = await changeTools(t, session, second.sub);
+    const later = await roundTrip(session);
+    await cancelAll(subs);
+    const after = first.sub.messages.slice(cutoff);
+    for (const m of after) {
+      t.expect(false, {
+        expected: `nothing more for subscription ${JSON.stringify(first.sub.id)} once the server has read its cancellation`,
+        actual: `${describe(m)} arrived after the next subscription was acknowledged`,
+        wire: orderFrames([...first.sub.frames(), ...later.frames]),
+      });
     }
+    if (t.findings.length) return;
+    if (!change.triggered && t.ctx.transport === 'http') {
+      t.notObserved(`${NO_TRIGGER}; on HTTP nothing else can arrive for a closed stream`);
+    }
+    t.note('judged until', change.notified ? 'a change was notified to a later subscription' : 'a later request was answered');
   },
 });
 
@@ -574,6 +551,14 @@ export const gracefulClose = defineCheck({
   },
 });
 
+// Scheduling needs, declared. These change the tool list with the configured
+// listChanged trigger: they need the server to themselves.
+for (const c of [subscriptionIdTagged, onlyRequested, noRequestScoped, listChanged, demultiplex, cancelEnds]) {
+  schedule(c, { exclusive: 'changes the tool list (the listChanged trigger)' });
+}
+// Cancels a subscription and then changes the tool list: after every other check that listens on the primary connection.
+schedule(cancelEnds, { after: [acknowledgedFirst, subscriptionIdTagged, acknowledgedFilter, onlyRequested, httpSse, noRequestScoped, listChanged, demultiplex] });
+
 export const subscriptionChecks = [
   acknowledgedFirst,
   subscriptionIdTagged,
@@ -583,7 +568,6 @@ export const subscriptionChecks = [
   noRequestScoped,
   listChanged,
   demultiplex,
-  // Cancels a subscription and then changes the tool list: last of the checks that listen.
   cancelEnds,
   gracefulClose,
 ];
