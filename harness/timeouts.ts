@@ -49,12 +49,12 @@ export class TimeoutLedger {
 
   /** The short probe after a full timeout of the same subject. */
   get probeMs(): number {
-    return Math.min(this.fullMs, Math.max(200, Math.min(2000, Math.round(this.fullMs / 10))));
+    return Math.round(Math.max(Math.min(200, this.fullMs / 2), Math.min(2000, this.fullMs / 10)));
   }
 
   /** The probe for a new subject of a method none of whose requests was ever answered. */
   get firstProbeMs(): number {
-    return Math.min(this.probeMs, Math.max(50, Math.round(this.fullMs / 100)));
+    return Math.round(Math.min(this.probeMs, Math.max(Math.min(50, this.fullMs / 4), this.fullMs / 100)));
   }
 
   /** What a request to `method` with `params` is: `tools/call "search"`, `resources/read "file:///a"`, or the method. */
