@@ -416,7 +416,7 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
     if (gaveUp) return false;
     if (!lane.primary) {
       try {
-        lane.primary = await t.connect();
+        lane.primary = await openLike(t, era);
         sessions.push(lane.primary);
       } catch {
         lane.shared = true;
@@ -489,7 +489,11 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
   };
   const finished = new Map<Check, Promise<void>>();
   const running = new Set<Promise<void>>();
-  const free = [...lanes];
+  // The first lane is the primary stream's (checks that declare `primary`, one at a time); the others are the pool's.
+  const first = lanes[0]!;
+  const free = lanes.length > 1 ? lanes.slice(1) : [];
+  let primaryTail: Promise<void> = Promise.resolve();
+  let fatal: unknown;
 
   const runOn = async (i: number, check: Check, lane: Lane, alone: boolean): Promise<void> => {
     for (const dep of check.after ?? []) await finished.get(dep);
@@ -513,20 +517,31 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
 
   for (const [i, check] of ordered.entries()) {
     const alone = !!check.observer || !!check.exclusive || lanes.length === 1;
-    if (alone && running.size) await drain();
-    while (free.length === 0) await Promise.race(running);
-    const lane = alone ? lanes[0]! : free.shift()!;
-    if (alone) free.splice(free.indexOf(lane), 1);
-    const task: Promise<void> = runOn(i, check, lane, alone).finally(() => {
-      running.delete(task);
-      free.push(lane);
-      free.sort((a, b) => a.index - b.index);
-    });
-    finished.set(check, task);
-    running.add(task);
+    let task: Promise<void>;
+    if (alone) {
+      await drain();
+      task = runOn(i, check, first, true);
+    } else if (check.primary) {
+      // After the previous primary check, on the first connection, beside the pool.
+      task = primaryTail.then(() => runOn(i, check, first, false));
+      primaryTail = task.catch(() => undefined);
+    } else {
+      while (free.length === 0) await Promise.race(running);
+      const lane = free.shift()!;
+      task = runOn(i, check, lane, false).finally(() => {
+        free.push(lane);
+        free.sort((a, b) => a.index - b.index);
+      });
+    }
+    // A task that cannot go on (e.g. a restart that cannot connect) ends the run, never as an unhandled rejection.
+    const tracked: Promise<void> = task.catch((err: unknown) => void (fatal ??= err)).finally(() => running.delete(tracked));
+    finished.set(check, tracked);
+    running.add(tracked);
     if (alone) await drain();
+    if (fatal !== undefined) break;
   }
   await drain();
+  if (fatal !== undefined) throw fatal;
   result.checks.push(...slots.filter((r): r is CheckResult => !!r));
   if (signal.aborted && !result.aborted) result.aborted = reasonOf(signal);
   for (const s of ctx.allSessions()) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);
@@ -669,6 +684,17 @@ function actualFor(err: HarnessError, target: Target, ctx: SuiteContext): string
     return tail && !err.message.includes(tail) ? `${err.message}; stderr ends: ${tail}` : err.message;
   }
   return err.message;
+}
+
+/**
+ * A job's own connection, opened the way the run's first one was: the legacy
+ * handshake (in `connect`), or in the modern era `server/discover` first, as
+ * a client discovers a server before it uses it.
+ */
+async function openLike(t: Target, era: Era): Promise<Session> {
+  const s = await t.connect();
+  if (era === 'modern') await s.request('server/discover').catch(() => undefined);
+  return s;
 }
 
 /** Add a note about a restart to the check during which the server stopped. */

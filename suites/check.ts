@@ -356,6 +356,13 @@ export interface CheckDef extends Rule {
   exclusive?: string;
   /** Checks that must have finished before this one starts (when selected): an ordering need, declared. */
   after?: readonly Check[];
+  /**
+   * The check works with what the run's first connection told it (e.g. it
+   * calls the tools that connection listed): it runs on that connection, one
+   * at a time with the other checks that declare this, in catalogue order.
+   * Say why.
+   */
+  primary?: string;
   /** The body, for a check whose subject is the server as a whole. */
   run?: (t: Probe) => Promise<void>;
   /** The body, for a check judged once per listed tool. */
@@ -385,10 +392,11 @@ export function defineCheck(def: CheckDef): Check {
 
 /**
  * Declare a check's scheduling needs beside its definition (`exclusive`,
- * `after`); the engine honours them for any `--jobs`.
+ * `after`, `primary`); the engine honours them for any `--jobs`.
  */
-export function schedule(check: Check, needs: Pick<CheckDef, 'exclusive' | 'after'>): Check {
+export function schedule(check: Check, needs: Pick<CheckDef, 'exclusive' | 'after' | 'primary'>): Check {
   if (needs.exclusive !== undefined) check.exclusive = needs.exclusive;
+  if (needs.primary !== undefined) check.primary = needs.primary;
   if (needs.after) check.after = [...(check.after ?? []), ...needs.after];
   return check;
 }

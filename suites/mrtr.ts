@@ -15,7 +15,7 @@ import { duplicateKeys } from '../harness/json-keys.js';
 import { checkJsonSchema } from '../harness/jsonschema.js';
 import { answerInputRequests, capabilityNeeded, completeRequest, continueRequest, INPUT_CAPABILITIES, INPUT_REQUEST_KINDS, isInputRequired, sendRetry, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, memoKey, describeAnswer, frameKey, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, memoKey, schedule, describeAnswer, frameKey, show, type Probe, type SuiteContext } from './check.js';
 import { cachingHintProblems } from './rules.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
 import { isObject, type JsonObject } from '../model/json.js';
@@ -692,6 +692,8 @@ export const noCachingHints = defineCheck({
   },
 });
 
+// The survey's tools were listed and first called on the first connection; every retry carries
+// state that connection issued: the mrtr checks run there, one at a time.
 export const mrtrChecks = [
   inputOrState,
   inputRequestsValid,
@@ -706,3 +708,4 @@ export const mrtrChecks = [
   placement,
   noCachingHints,
 ];
+for (const c of mrtrChecks) schedule(c, { primary: 'calls the tools the first connection listed and retries with its state' });

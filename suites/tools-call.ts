@@ -17,7 +17,7 @@ import { explore, type Exploration, type Problem } from './args/explore.js';
 import type { ValidPlan } from './args/generate.js';
 import { mutantsOf, type Mutant } from './args/mutate.js';
 import { stableJson } from './args/schema.js';
-import { defineCheck, show, type Probe } from './check.js';
+import { defineCheck, schedule, show, type Probe } from './check.js';
 import type { JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
 
@@ -650,6 +650,9 @@ function errorProblems(ex: Exchange): Problem[] {
   return out;
 }
 
+// Every tools-call check calls the tools the first connection listed, sharing one set of calls
+// (suites/args/calls.ts): they run on that connection, one at a time, as a client that listed them would.
+const PRIMARY = 'calls the tools the first connection listed';
 export const toolsCallChecks = [
   validResult,
   contentBlocks,
@@ -663,3 +666,4 @@ export const toolsCallChecks = [
   protocolErrorCategory,
   errorResponseShape,
 ];
+for (const c of toolsCallChecks) schedule(c, { primary: PRIMARY });
