@@ -19,7 +19,7 @@ import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harne
 import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
 import { Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
-import { openEra, type EraMode } from './eras.js';
+import { openEra, type EraMode } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
 import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';

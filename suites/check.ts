@@ -7,7 +7,7 @@
 import type { ProtocolSchema } from '../harness/schema.js';
 import { sessionOf, type Exchange, type RequestOptions, type Session } from '../harness/session.js';
 import type { Subscription } from '../harness/subscription.js';
-import type { Handshake } from '../harness/legacy.js';
+import type { Discovery } from '../harness/negotiate.js';
 import type { ListMethod, ListWalk } from '../harness/walk.js';
 import type { ArgumentSettings } from './args/calls.js';
 import type { CheckInfo, Finding, ReplayCase } from '../model/results.js';
@@ -16,19 +16,7 @@ import { levelAtMost, type Citation, type Level, type SpecRef } from '../model/s
 import type { Era, TransportKind, WireFrame } from '../model/wire.js';
 import type { JsonObject } from '../model/json.js';
 
-/**
- * What the server told the run about itself on the first connection: its
- * server/discover answer (modern), or its initialize answer (legacy).
- */
-export interface Discovery {
-  /** server/discover (modern) or initialize (legacy). */
-  exchange?: Exchange;
-  capabilities?: JsonObject;
-  /** Why discovery gave nothing usable. */
-  problem?: string;
-  /** Legacy: the primary connection's handshake. */
-  handshake?: Handshake;
-}
+export type { Discovery };
 
 /** Settings a run passes to its checks (the engine fills them from flags and defaults). */
 export interface CheckSettings {

@@ -15,7 +15,9 @@ import { duplicateKeys } from '../harness/json-keys.js';
 import { checkJsonSchema } from '../harness/jsonschema.js';
 import { answerInputRequests, capabilityNeeded, completeRequest, continueRequest, INPUT_CAPABILITIES, INPUT_REQUEST_KINDS, isInputRequired, sendRetry, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, memoKey, schedule, describeAnswer, frameKey, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, idOf, memoKey, schedule, describeAnswer, frameKey, show, type Check, type Probe, type SuiteContext } from './check.js';
+import { fixtureOutcome } from './fixtures.js';
+import { resultType } from './protocol.js';
 import { cachingHintProblems } from './rules.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
 import { isObject, type JsonObject } from '../model/json.js';
@@ -94,21 +96,21 @@ async function mrtrTools(t: Probe): Promise<MrtrTool[]> {
 }
 
 /**
- * Who reports a drive cut short: the id of the check that owns the defect,
- * or why nobody can judge it. Another check's drive is noted and left to it.
+ * Who reports a drive cut short: the check that owns the defect, or why
+ * nobody can judge it. Another check's drive is noted and left to it.
  */
-export function ownerOf(d: DriveOutcome): string | undefined {
-  if (d.status === 'stale-id') return 'mrtr/retry-id';
-  if (d.status === 'unterminated') return 'mrtr/round-trip';
+export function ownerOf(d: DriveOutcome): Check | string | undefined {
+  if (d.status === 'stale-id') return retryId;
+  if (d.status === 'unterminated') return roundTrip;
   if (d.status === 'stuck') {
-    if (d.stuck === 'empty') return 'mrtr/input-or-state';
-    if (d.stuck === 'result-type') return 'protocol/result-type';
-    if (d.stuck === 'unanswerable') return 'mrtr/input-requests-valid';
-    if (d.stuck === 'undeclared') return 'mrtr/capability-gating';
+    if (d.stuck === 'empty') return inputOrState;
+    if (d.stuck === 'result-type') return resultType;
+    if (d.stuck === 'unanswerable') return inputRequestsValid;
+    if (d.stuck === 'undeclared') return capabilityGating;
     if (d.stuck === 'no-value') return 'not judged: the suite could not generate a valid answer; script one in the fixture file';
-    return 'fixtures/outcome';
+    return fixtureOutcome;
   }
-  if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return 'protocol/result-type';
+  if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return resultType;
   return undefined;
 }
 
@@ -117,9 +119,9 @@ export function judgeable(t: Probe, d: DriveOutcome, label: string): boolean {
   // An answer on a stale id is mrtr/retry-id's finding, whichever drive met it, not protocol/response-ids'.
   for (const f of d.staleAnswer?.frames ?? []) if (f.dir === 'in') t.ctx.framesJudged.add(frameKey(f));
   const owner = ownerOf(d);
-  if (!owner || owner === t.check.id) return true;
+  if (!owner || owner === t.check) return true;
   const left = (t.details['not judged here'] ?? []) as string[];
-  left.push(`${label}: ${d.detail ?? d.status} (${owner})`);
+  left.push(`${label}: ${d.detail ?? d.status} (${typeof owner === 'string' ? owner : idOf(owner)})`);
   t.note('not judged here', left);
   return false;
 }

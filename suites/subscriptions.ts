@@ -12,7 +12,7 @@ import { runShellCommand } from '../harness/command.js';
 import { ACKNOWLEDGED, orderFrames, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
 import type { Exchange, RequestId, RequestOptions, Session } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
-import { defineCheck, memoKey, schedule, describeAnswer, show, type Fact, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, idOf, memoKey, schedule, describeAnswer, show, type Fact, type Probe, type SuiteContext } from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';
 import type { JsonObject } from '../model/json.js';
 
@@ -72,7 +72,7 @@ async function open(t: Probe, session: Session, params: JsonObject, subs: Subscr
 
 /** The acknowledgment, or not-observed (the acknowledgment itself is judged by subscriptions/acknowledged-first). */
 function requireAck(t: Probe, o: Opened): SubscriptionMessage {
-  if (!o.ack) t.notObserved(`the subscription was not acknowledged (${o.why}); see subscriptions/acknowledged-first`);
+  if (!o.ack) t.notObserved(`the subscription was not acknowledged (${o.why}); see ${idOf(acknowledgedFirst)}`);
   return o.ack;
 }
 
@@ -195,7 +195,7 @@ export const subscriptionIdTagged = defineCheck({
       t.note(`${type} id`, { messages: live(o.sub).length, changeNotified: change.notified });
       expectTagged(t, o.sub, live(o.sub));
     }
-    if (judged === 0) t.notObserved('no subscription was acknowledged; see subscriptions/acknowledged-first');
+    if (judged === 0) t.notObserved(`no subscription was acknowledged; see ${idOf(acknowledgedFirst)}`);
   },
 });
 

@@ -17,7 +17,8 @@ import { explore, type Exploration, type Problem } from './args/explore.js';
 import type { ValidPlan } from './args/generate.js';
 import { mutantsOf, type Mutant } from './args/mutate.js';
 import { stableJson } from './args/schema.js';
-import { defineCheck, schedule, show, type Probe } from './check.js';
+import { defineCheck, idOf, schedule, show, type Probe } from './check.js';
+import { inputSchemaValid, outputSchemaValid } from './tools-list.js';
 import type { JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
 
@@ -42,7 +43,7 @@ function callText(record: CallRecord): string {
 function planFor(t: Probe, run: ArgumentRun, tool: JsonObject): Extract<ValidPlan, { ok: true }> {
   const plan = run.validPlan(tool);
   if (plan.ok) return plan;
-  if (plan.invalidSchema) t.skip(`${plan.reason} (judged by tools-list/input-schema-valid)`);
+  if (plan.invalidSchema) t.skip(`${plan.reason} (judged by ${idOf(inputSchemaValid)})`);
   return t.notObserved(plan.reason);
 }
 
@@ -219,7 +220,7 @@ export const validResult = defineCheck({
           const { def, errors } = resultSchemaErrors(t, ex);
           t.markSchemaJudged(ex);
           if (errors.length) {
-            problems.push({ expected: `a result valid against ${def} (content blocks are judged by tools-call/content-blocks)`, actual: errors.join('; ') });
+            problems.push({ expected: `a result valid against ${def} (content blocks are judged by ${idOf(contentBlocks)})`, actual: errors.join('; ') });
           }
           return problems;
         },
@@ -337,7 +338,7 @@ export const structuredContentValid = defineCheck({
     async run(t, tool) {
       const compiled = checkJsonSchema(tool.outputSchema);
       const validate = compiled.validate;
-      if (!validate) return t.skip(`the outputSchema is not a valid JSON Schema (judged by tools-list/output-schema-valid): ${compiled.errors.join('; ')}`);
+      if (!validate) return t.skip(`the outputSchema is not a valid JSON Schema (judged by ${idOf(outputSchemaValid)}): ${compiled.errors.join('; ')}`);
       await exploreValid(
         t,
         tool,
