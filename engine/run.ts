@@ -289,8 +289,11 @@ interface Ready {
   checkSessions: () => Session[];
   /** Run `fn` as the work of a check on `lane`. */
   onLane: <T>(lane: Lane, alone: boolean, fn: () => Promise<T>) => Promise<T>;
-  /** Frames a check on `lane` observes: its own, and unowned ones on its own connections (all, when it runs alone). */
-  observes: (session: Session, owner: AbortSignal | undefined, mine: AbortSignal) => boolean;
+  /**
+   * Which frames the check running here observes (asked when it starts): its
+   * own, and unowned ones on its own connections; all of them when it runs alone.
+   */
+  observer: (mine: AbortSignal) => (session: Session, owner: AbortSignal | undefined) => boolean;
 }
 
 interface LaneState {
@@ -451,11 +454,12 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
       gaveUp: () => gaveUp,
       checkSessions: () => current()?.sessions ?? [],
       onLane: (lane, alone, fn) => laneScope.run({ lane: lane.shared ? first : lane, alone, sessions: [] }, fn),
-      observes: (session, owner, mine) => {
-        if (owner === mine) return true;
+      observer: (mine) => {
         const state = current();
-        if (!state || state.alone) return true;
-        return owner === undefined && (session === state.lane.primary || state.sessions.includes(session));
+        return (session, owner) => {
+          if (owner === mine || !state || state.alone) return true;
+          return owner === undefined && (session === state.lane.primary || state.sessions.includes(session));
+        };
       },
     },
   };
@@ -630,7 +634,8 @@ async function runSubject(
   const probe = new Probe(ctx, check, subject, fallbackWire);
   // Everything the body sends is abandoned when its budget runs out; its frames are the ones this scope owns.
   const budget = new AbortController();
-  const untaps = ctx.allSessions().map((s) => s.tap((f, owner) => ready.observes(s, owner, budget.signal) && probe.observe(f)));
+  const observes = ready.observer(budget.signal);
+  const untaps = ctx.allSessions().map((s) => s.tap((f, owner) => observes(s, owner) && probe.observe(f)));
   let budgetTimer: NodeJS.Timeout | undefined;
   const done = (r: Omit<SubjectResult, 'durationMs' | 'subject'>): SubjectResult => ({
     subject,

@@ -5,7 +5,7 @@
  * rules.ts, shared with the suites that see such results elsewhere.
  */
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, memoKey, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, memoKey, schedule, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
 import { declaredLists, pageItems } from './lists.js';
 import { cacheScopeProblems, inputRequiredHintProblems, ttlProblems } from './rules.js';
 import type { JsonObject } from '../model/json.js';
@@ -144,4 +144,6 @@ export const scopeAcrossPages = defineCheck({
 
 // input_required results carrying no caching hints: mrtr/no-caching-hints (suites/mrtr.ts), same rule (suites/rules.ts).
 
+// Walks every list: on the first connection, one at a time with the other checks that walk lists.
 export const cachingChecks = [ttlMs, cacheScope, scopeAcrossPages];
+for (const c of cachingChecks) schedule(c, { primary: 'walks every list on the first connection' });

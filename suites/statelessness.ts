@@ -153,6 +153,8 @@ export const listUnaffected = defineCheck({
   },
 });
 
+// Walks tools/list twice: one at a time with the other checks that walk it.
+schedule(listUnaffected, { primary: 'walks tools/list, with the other checks that walk it' });
 // Client A's and client B's requests must share one connection (on HTTP, one socket): no other traffic on it.
 schedule(interleavedClients, { exclusive: 'interleaves two clients on one connection' });
 
