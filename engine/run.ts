@@ -17,7 +17,7 @@ import type { Exchange, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
-import { Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type SuiteContext } from '../suites/check.js';
+import { Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import { openEra, type EraMode } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
@@ -419,7 +419,7 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
     if (gaveUp) return false;
     if (!lane.primary) {
       try {
-        lane.primary = await openLike(t, era);
+        lane.primary = await openLike(t, era, discovery);
         sessions.push(lane.primary);
       } catch {
         lane.shared = true;
@@ -498,6 +498,14 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
   const free = lanes.length > 1 ? lanes.slice(1) : [];
   let primaryTail: Promise<void> = Promise.resolve();
   let fatal: unknown;
+  const waiting: Array<(lane: Lane) => void> = [];
+  const acquire = (): Promise<Lane> => (free.length ? Promise.resolve(free.shift()!) : new Promise((resolve) => waiting.push(resolve)));
+  const release = (lane: Lane) => {
+    const next = waiting.shift();
+    if (next) return next(lane);
+    free.push(lane);
+    free.sort((a, b) => a.index - b.index);
+  };
 
   const runOn = async (i: number, check: Check, lane: Lane, alone: boolean): Promise<void> => {
     for (const dep of check.after ?? []) await finished.get(dep);
@@ -530,12 +538,8 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
       task = primaryTail.then(() => runOn(i, check, first, false));
       primaryTail = task.catch(() => undefined);
     } else {
-      while (free.length === 0) await Promise.race(running);
-      const lane = free.shift()!;
-      task = runOn(i, check, lane, false).finally(() => {
-        free.push(lane);
-        free.sort((a, b) => a.index - b.index);
-      });
+      // Queued for the next free lane of the pool (first come, first served: catalogue order).
+      task = acquire().then((lane) => runOn(i, check, lane, false).finally(() => release(lane)));
     }
     // A task that cannot go on (e.g. a restart that cannot connect) ends the run, never as an unhandled rejection.
     const tracked: Promise<void> = task.catch((err: unknown) => void (fatal ??= err)).finally(() => running.delete(tracked));
@@ -692,13 +696,18 @@ function actualFor(err: HarnessError, target: Target, ctx: SuiteContext): string
 }
 
 /**
- * A job's own connection, opened the way the run's first one was: the legacy
- * handshake (in `connect`), or in the modern era `server/discover` first, as
- * a client discovers a server before it uses it.
+ * A job's own connection, opened the way a client opens one and the run's
+ * first one was: the legacy handshake (in `connect`), or in the modern era
+ * `server/discover` first; then, when the server declares tools, the first
+ * page of `tools/list`. A server whose answers depend on what came earlier on
+ * a connection (which basic/index "Statelessness" forbids, and some do) then
+ * meets every job's checks in the state it met the first connection's.
  */
-async function openLike(t: Target, era: Era): Promise<Session> {
+async function openLike(t: Target, era: Era, discovery: Discovery): Promise<Session> {
   const s = await t.connect();
   if (era === 'modern') await s.request('server/discover').catch(() => undefined);
+  // A warm-up, not a judgement: it waits a tenth of the request timeout at most.
+  if (discovery.capabilities?.tools !== undefined) await s.request('tools/list', {}, { timeoutMs: Math.max(100, s.requestTimeoutMs / 10) }).catch(() => undefined);
   return s;
 }
 
