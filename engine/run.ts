@@ -164,7 +164,7 @@ interface Stop {
 export async function runConformance(options: RunOptions): Promise<RunResult> {
   if (options.spec === 'all') return runBothEras(options, runConformance);
   const prep = prepare(options);
-  if (!('checks' in prep)) return finish(prep.failed, options);
+  if (!('checks' in prep)) return finish(prep.failed);
   const stop = stopSignal(prep.o);
   let target: Target | undefined;
   let primary: Session | undefined;
@@ -180,7 +180,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     prep.result.stderr = target?.stderrTail(primary) ?? '';
     await target?.close();
   }
-  return finish(prep, options);
+  return finish(prep);
 }
 
 /** Validate the options, load the schemas, select the checks: no server is touched yet. */
@@ -549,14 +549,14 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
     if (fatal !== undefined) break;
   }
   await drain();
-  if (fatal !== undefined) throw fatal;
   result.checks.push(...slots.filter((r): r is CheckResult => !!r));
+  if (fatal !== undefined) throw fatal;
   if (signal.aborted && !result.aborted) result.aborted = reasonOf(signal);
   for (const s of ctx.allSessions()) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);
 }
 
 /** The result model, complete: duration, redaction, summary, exit code. */
-function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>, _options: RunOptions): RunResult {
+function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>): RunResult {
   const { o, result, redactor } = prep;
   result.durationMs = Date.now() - prep.started;
   // Whatever the server echoed back, no secret reaches a report.
