@@ -17,8 +17,9 @@ import type { Exchange, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
-import { Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
+import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
+import { resultSchema } from '../suites/tools-list.js';
 import { openEra, type EraMode } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
 import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
@@ -603,7 +604,8 @@ async function runCheck(
   try {
     walk = await ctx.tools();
   } catch (err) {
-    return [verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message}`)];
+    // A shared precondition: the check that judges the walk reports its failure; the dependants name it.
+    return [verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message} (judged by ${idOf(resultSchema)})`)];
   }
   if (!walk.exhausted) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem?.detail}`)];
   const tools = walk.items.filter((tool) => (per.appliesTo ? per.appliesTo(tool) : true));
