@@ -1,5 +1,9 @@
 #!/usr/bin/env node
 /**
+ * `npm run bench`: the cursor walk (below), the tools-call throughput
+ * (bench/arguments.js) and full runs against the server's own time
+ * (bench/speed.js: wall, server work and busy time, ratio, requests).
+ *
  * Performance of the cursor walk: a full tools/list walk of 100, 1,000 and
  * 5,000 tools in pages of 50, over stdio, against the reference server.
  * Prints pages per second and the suite process's peak memory.
@@ -159,6 +163,10 @@ async function main() {
   // The generated tools/call suite's throughput (bench/arguments.js).
   const { run: argumentsBench } = await import('./arguments.js');
   process.stdout.write(`\n${await argumentsBench()}\n`);
+  // Full runs against the limit: the server's own time (bench/speed.js).
+  process.stdout.write('\n');
+  const { main: speedBench } = await import('./speed.js');
+  await speedBench();
 }
 
 const i = process.argv.indexOf('--child');

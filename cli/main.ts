@@ -82,6 +82,7 @@ interface Flags {
   tools: string[];
   allowSideEffects: boolean;
   color: boolean;
+  jobs?: number;
 }
 
 const positiveInt = (label: string) => (value: string) => {
@@ -160,6 +161,7 @@ function program(): Command {
     .option('--replay <path@tool>', 'replay one generated case, as a failure prints it (with its --seed and --check)')
     .option('--tools <glob>', 'tools that may be called with valid arguments besides read-only ones (repeatable)', collect, [])
     .option('--allow-side-effects', 'call every tool with valid arguments, read-only or not', false)
+    .option('--jobs <n>', 'checks run at once (default: 4 on stdio, one server process each; 6 on HTTP, one connection each)', positiveInt('--jobs'))
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
@@ -368,7 +370,8 @@ async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): P
     const run: RunResult = await runConformance({
       ...runOptions(flags, prepared, argv),
       signal: interrupt.signal,
-      onResult: (check, index, total) => live.onResult(check, index, total),
+      jobs: flags.jobs,
+      onResult: (e) => live.onResult(e.result, e.index, e.total),
     });
     phase = 'report';
     live.end(run);

@@ -3,6 +3,7 @@
  * checks subject by subject, and returns the result model. It never throws:
  * a run that cannot do its job comes back with `aborted` set and exit code 2.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,15 +17,16 @@ import type { Exchange, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
-import { Probe, quoteFor, specFor, VerdictSignal, type Check, type SuiteContext } from '../suites/check.js';
+import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
-import { openEra, type EraMode } from './eras.js';
+import { resultSchema } from '../suites/tools-list.js';
+import { openEra, type EraMode } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
-import { reportProgress } from './progress.js';
 import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
 import type { Config } from '../model/config.js';
 import type { Era, TransportKind } from '../model/wire.js';
+import { reportProgress } from './progress.js';
 
 /** Protocol revisions the suite speaks: modern (2026-07-28, draft) and legacy (2025-11-25). */
 export const REVISIONS = ['2026-07-28', 'draft', '2025-11-25'] as const;
@@ -79,8 +81,14 @@ export interface RunOptions {
   invocation?: string[];
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
   signal?: AbortSignal;
-  /** Called with each check's result as soon as it is known, in the order checks run. */
-  onResult?: (check: CheckResult, index: number, total: number) => void;
+  /**
+   * How many checks run at once (default `defaultJobs(transport)`). Each job
+   * has its own connection (stdio: its own server process). Report order and
+   * verdicts do not depend on it.
+   */
+  jobs?: number;
+  /** The results stream: each check's result as soon as it and every one before it are complete (report order). */
+  onResult?: (event: ResultEvent) => void;
 }
 
 export const DEFAULTS = {
@@ -117,11 +125,70 @@ export function selectChecks(patterns: string[] | undefined, all: Check[] = cata
   return all.filter((c) => match(c.id));
 }
 
+/** One live result, as soon as it and every result before it in the report are complete. */
+export interface ResultEvent {
+  /** The check's result, exactly as it will appear in the report's `checks`. */
+  result: CheckResult;
+  /** Its position in the report (0-based) and how many results the run will report. */
+  index: number;
+  total: number;
+  /** The revision the run speaks (with `--spec all`, the era part the result belongs to). */
+  revision: string;
+}
+
+/** Default `--jobs`: stdio, one server process per job; HTTP, one connection per job to the one server. */
+export function defaultJobs(transport: TransportKind): number {
+  return transport === 'stdio' ? 4 : 6;
+}
+
+/** Everything a run needs before it talks to the server; or the result of a run that cannot start. */
+interface Prepared {
+  o: typeof DEFAULTS & Partial<RunOptions>;
+  result: RunResult;
+  started: number;
+  clock: () => number;
+  redactor: Redactor;
+  transport: TransportKind;
+  checks: Check[];
+  mode: EraMode;
+  modernRevision: string;
+  schema: ProtocolSchema;
+  legacySchema: ProtocolSchema;
+  argumentSettings: ArgumentSettings;
+}
+
+/** The run's stop signal: the user's interrupt or the run deadline; `dispose` clears its timer. */
+interface Stop {
+  signal: AbortSignal;
+  dispose: () => void;
+}
+
 export async function runConformance(options: RunOptions): Promise<RunResult> {
   if (options.spec === 'all') return runBothEras(options, runConformance);
+  const prep = prepare(options);
+  if (!('checks' in prep)) return finish(prep.failed);
+  const stop = stopSignal(prep.o);
+  let target: Target | undefined;
+  let primary: Session | undefined;
+  try {
+    const opened = await open(prep, stop.signal);
+    target = opened.target;
+    primary = opened.primary;
+    if (opened.ready) await runChecks(prep, opened.ready, stop.signal);
+  } catch (err) {
+    prep.result.aborted = err instanceof Error ? err.message : String(err);
+  } finally {
+    stop.dispose();
+    prep.result.stderr = target?.stderrTail(primary) ?? '';
+    await target?.close();
+  }
+  return finish(prep);
+}
+
+/** Validate the options, load the schemas, select the checks: no server is touched yet. */
+function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'> } {
   const o = { ...DEFAULTS, ...stripUndefined(options) };
   const started = Date.now();
-  const clock = () => Date.now() - started;
   const redactor = new Redactor();
   for (const v of Object.values(o.headers ?? {})) {
     redactor.add(v);
@@ -150,32 +217,17 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     harnessErrors: [],
     exitCode: 0,
   };
-  const finish = (): RunResult => {
-    result.durationMs = Date.now() - started;
-    // Whatever the server echoed back, no secret reaches a report.
-    redactor.redactDeep(result);
-    result.summary = summarize(result.checks);
-    const s = result.summary;
-    if (!result.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) {
-      result.aborted = 'nothing was tested: every check was skipped or not observed';
-    }
-    result.exitCode = result.aborted || result.harnessErrors.length ? 2 : s.fail > 0 || (o.strict && s.warn > 0) ? 1 : 0;
-    return result;
+  const fail = (why: string) => {
+    result.aborted = why;
+    return { failed: { o, result, started, redactor } };
   };
-
-  if (!(SPEC_CHOICES as readonly string[]).includes(o.spec)) {
-    result.aborted = `unknown --spec ${o.spec} (known: ${SPEC_CHOICES.join(', ')})`;
-    return finish();
-  }
+  if (!(SPEC_CHOICES as readonly string[]).includes(o.spec)) return fail(`unknown --spec ${o.spec} (known: ${SPEC_CHOICES.join(', ')})`);
+  if (o.jobs !== undefined && (!Number.isInteger(o.jobs) || o.jobs < 1)) return fail(`--jobs must be a positive whole number, got ${o.jobs}`);
   const replay = o.replay === undefined ? undefined : parseReplay(o.replay);
   if (replay === null) {
-    result.aborted = `--replay must look like <path>@<tool> as a failure reports it (e.g. 3:1:0@search), got ${JSON.stringify(o.replay)}`;
-    return finish();
+    return fail(`--replay must look like <path>@<tool> as a failure reports it (e.g. 3:1:0@search), got ${JSON.stringify(o.replay)}`);
   }
-  if (replay && o.seed === undefined) {
-    result.aborted = '--replay needs the --seed of the run that found the case';
-    return finish();
-  }
+  if (replay && o.seed === undefined) return fail('--replay needs the --seed of the run that found the case');
   const argumentSettings: ArgumentSettings = {
     runs: o.runs,
     seed: result.seed!,
@@ -186,10 +238,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const mode: EraMode = o.spec === 'auto' ? 'auto' : o.spec === LEGACY_REVISION ? 'legacy' : 'modern';
   const modernRevision = mode === 'modern' ? o.spec : MODERN_REVISION;
   const checks = selectChecks(o.checks);
-  if (checks.length === 0) {
-    result.aborted = `no check matches --check ${(o.checks ?? []).join(', ')} (see "mcp-conformance list")`;
-    return finish();
-  }
+  if (checks.length === 0) return fail(`no check matches --check ${(o.checks ?? []).join(', ')} (see "mcp-conformance list")`);
   // --schema replaces the schema of the revision named by --spec (auto: the modern one).
   let schema: ProtocolSchema;
   let legacySchema: ProtocolSchema;
@@ -199,177 +248,332 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     schema = ProtocolSchema.load(modernRevision, mode === 'legacy' ? undefined : o.schemaPath, { setAside });
     legacySchema = ProtocolSchema.load(LEGACY_REVISION, mode === 'legacy' ? o.schemaPath : undefined, { setAside });
   } catch (err) {
-    result.aborted = (err as Error).message;
-    return finish();
+    return fail((err as Error).message);
   }
+  return { o, result, started, clock: () => Date.now() - started, redactor, transport, checks, mode, modernRevision, schema, legacySchema, argumentSettings };
+}
 
-  // One signal for "stop now": the user's interrupt or the run deadline.
+/** One signal for "stop now": the user's interrupt or the run deadline. */
+function stopSignal(o: Prepared['o']): Stop {
   const stop = new AbortController();
-  const deadline = setTimeout(
-    () => stop.abort(new Error(`the run deadline of ${o.runTimeoutMs / 1000} s was reached`)),
-    o.runTimeoutMs,
-  );
+  const deadline = setTimeout(() => stop.abort(new Error(`the run deadline of ${o.runTimeoutMs / 1000} s was reached`)), o.runTimeoutMs);
   const onInterrupt = () => stop.abort(o.signal?.reason instanceof Error ? o.signal.reason : new Error('interrupted'));
   if (o.signal?.aborted) onInterrupt();
   o.signal?.addEventListener('abort', onInterrupt, { once: true });
+  return {
+    signal: stop.signal,
+    dispose: () => {
+      clearTimeout(deadline);
+      o.signal?.removeEventListener('abort', onInterrupt);
+    },
+  };
+}
 
-  let target: Target | undefined;
+/** A job's lane: its own primary connection (stdio: its own server process), and the last check it ran. */
+interface Lane {
+  index: number;
+  primary?: Session;
+  previous?: CheckResult;
+  /** The lane could not open a connection of its own: it shares the first lane's. */
+  shared?: boolean;
+}
+
+/** What runs the checks: the context they share, the lanes, and how a lane gets its connection back. */
+interface Ready {
+  target: Target;
+  ctx: SuiteContext;
+  era: Era;
+  lanes: Lane[];
+  /** stdio: restart a lane's server if it died (false: no restart left). */
+  ensurePrimary: (lane: Lane) => Promise<boolean>;
+  gaveUp: () => string | undefined;
+  /** Sessions the current check opened (closed after it). */
+  checkSessions: () => Session[];
+  /** Run `fn` as the work of a check on `lane`. */
+  onLane: <T>(lane: Lane, alone: boolean, fn: () => Promise<T>) => Promise<T>;
+  /**
+   * Which frames the check running here observes (asked when it starts): its
+   * own, and unowned ones on its own connections; all of them when it runs alone.
+   */
+  observer: (mine: AbortSignal) => (session: Session, owner: AbortSignal | undefined) => boolean;
+}
+
+interface LaneState {
+  lane: Lane;
+  alone: boolean;
+  sessions: Session[];
+}
+
+/** Open the target, settle the era (one call: probe, fallback, handshake), and build the context the checks share. */
+async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Target; primary?: Session; ready?: Ready }> {
+  const { o, result, transport } = prep;
+  const t = await Target.open({
+    command: o.command,
+    url: o.url,
+    headers: o.headers ?? {},
+    env: o.env ?? {},
+    cwd: o.cwd,
+    revision: prep.modernRevision,
+    schema: prep.schema,
+    redactor: prep.redactor,
+    requestTimeoutMs: o.requestTimeoutMs,
+    maxMessageBytes: o.maxMessageBytes,
+    startupTimeoutMs: o.startupTimeoutMs,
+    shutdownGraceMs: o.shutdownGraceMs,
+    clock: prep.clock,
+    runSignal: signal,
+  });
   const sessions: Session[] = [];
-  let primary: Session | undefined;
-  try {
-    target = await Target.open({
-      command: o.command,
-      url: o.url,
-      headers: o.headers ?? {},
-      env: o.env ?? {},
-      cwd: o.cwd,
-      revision: modernRevision,
-      schema,
-      redactor,
-      requestTimeoutMs: o.requestTimeoutMs,
-      maxMessageBytes: o.maxMessageBytes,
-      startupTimeoutMs: o.startupTimeoutMs,
-      shutdownGraceMs: o.shutdownGraceMs,
-      clock,
-      runSignal: stop.signal,
-    });
-    const t = target;
-    const opening = await openEra(t, { mode, modernRevision, modernSchema: schema, legacySchema, probeTimeoutMs: o.probeTimeoutMs });
-    sessions.push(...opening.sessions);
-    if (opening.fatal || !opening.primary) {
-      result.aborted = opening.fatal ?? 'no connection to the server';
-      return finish();
-    }
-    primary = opening.primary;
-    const discovery = opening.discovery;
-    result.revision = opening.revision;
-    if (opening.era) result.era = opening.era;
-    if (opening.server) result.server = opening.server;
-    const era = opening.era?.era ?? 'modern';
-
-    const primaryWalks = new Map<ListMethod, Promise<ListWalk>>();
-    const freshWalks = new Map<ListMethod, Promise<ListWalk>>();
-    const walkOn = (s: Session, method: ListMethod) => walkList(s, method, LIST_METHODS[method], { maxPages: o.maxPages });
-    // The fresh walks of every list share one second connection (stdio: one more process), open until the run ends.
-    let freshConnection: Promise<Session> | undefined;
-    const freshSession = async (): Promise<Session> => {
-      const open = freshConnection && (await freshConnection.catch(() => undefined));
-      if (!open || open.closed) {
-        freshConnection = t.connect().then((s) => (sessions.push(s), s));
-      }
-      return freshConnection!;
-    };
-    const walk = (method: ListMethod, where: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> => {
-      const memo = where === 'primary' ? primaryWalks : freshWalks;
-      let w = memo.get(method);
-      if (!w) {
-        const started: Promise<ListWalk> = (where === 'primary' ? walkOn(primary!, method) : freshSession().then((s) => walkOn(s, method))).catch(
-          (err: unknown) => {
-            // A walk abandoned by an overrunning check is walked again by the next one that needs it.
-            if (err instanceof AbortedError && memo.get(method) === started) memo.delete(method);
-            throw err;
-          },
-        );
-        w = started;
-        memo.set(method, w);
-      }
-      return w;
-    };
-    let restarts = 0;
-    let gaveUp: string | undefined;
-    let checkSessions: Session[] = [];
-    const ctx: SuiteContext = {
-      transport,
-      revision: opening.revision,
-      era,
-      settings: {
-        requestTimeoutMs: o.requestTimeoutMs,
-        maxPages: o.maxPages,
-        maxRounds: o.maxRounds,
-        notificationTimeoutMs: o.notificationTimeoutMs ?? o.config?.listChanged?.timeoutMs ?? NOTIFICATION_TIMEOUT_MS,
-        arguments: argumentSettings,
-        maxMessageBytes: o.maxMessageBytes,
-      },
-      config: o.config ?? {},
-      signal: stop.signal,
-      session: () => primary!,
-      openSession: async (opts) => {
-        const s = await t.connect(opts);
-        sessions.push(s);
-        checkSessions.push(s);
-        return s;
-      },
-      discovery: () => discovery,
-      tools: () => walk('tools/list'),
-      toolsFresh: () => walk('tools/list', 'fresh'),
-      walk,
-      allSessions: () => sessions,
-      schemaJudged: new Set<string>(),
-      framesJudged: new Set<string>(),
-      schemaJudgedExchanges: new WeakSet<Exchange>(),
-      // The schema of the era the run speaks (2025-11-25 results have no resultType).
-      protocolSchema: era === 'legacy' ? legacySchema : schema,
-    };
-
-    /**
-     * stdio: a server that died is restarted for the remaining checks (the
-     * spec says a client SHOULD restart it), up to --max-restarts times.
-     * Returns false when no restart is left.
-     */
-    const ensurePrimary = async (previous: CheckResult | undefined): Promise<boolean> => {
-      if (gaveUp) return false;
-      if (!primary!.closed || transport !== 'stdio') return true;
-      const how = primary!.closed;
-      if (restarts >= o.maxRestarts) {
-        gaveUp = `the server process stopped ${restarts + 1} time(s) and no restart is left (--max-restarts ${o.maxRestarts}); last: ${firstClause(how)}`;
-        return false;
-      }
-      restarts++;
-      if (previous) noteRestart(previous, `the server process stopped during or right after this check (${firstClause(how)}); it was restarted for the remaining checks (restart ${restarts} of at most ${o.maxRestarts})`);
-      primary = await t.connect();
-      sessions.push(primary);
-      primaryWalks.clear();
-      return true;
-    };
-
-    const ordered = [...checks.filter((c) => !c.observer), ...checks.filter((c) => c.observer)];
-    let previous: CheckResult | undefined;
-    // A streamed result is redacted as the finished run is: no secret the server echoed reaches a live report.
-    const push = (c: CheckResult) => {
-      result.checks.push(c);
-      // The watchdog's copy (engine/progress.ts) and the live stream get the finished check, redacted.
-      reportProgress(result, c, redactor);
-      o.onResult?.(redactor.redactDeep(c), result.checks.length - 1, ordered.length);
-    };
-    for (const check of ordered) {
-      // Observers judge what the run saw; they send nothing, so they run even after the run was cut short.
-      if (!check.observer) {
-        if (stop.signal.aborted) {
-          push(withResults(check, [notRun(`not run: ${reasonOf(stop.signal)}`)], era));
-          continue;
-        }
-        if (!(await ensurePrimary(previous))) {
-          push(withResults(check, [notRun(`not run: ${gaveUp}`)], era));
-          continue;
-        }
-      }
-      checkSessions = [];
-      const results = await runCheck(check, ctx, o.checkTimeoutMs, result.harnessErrors, t);
-      for (const s of checkSessions) await t.disconnect(s);
-      previous = withResults(check, results, era);
-      push(previous);
-    }
-    if (stop.signal.aborted && !result.aborted) result.aborted = reasonOf(stop.signal);
-    for (const s of sessions) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);
-  } catch (err) {
-    result.aborted = err instanceof Error ? err.message : String(err);
-  } finally {
-    clearTimeout(deadline);
-    o.signal?.removeEventListener('abort', onInterrupt);
-    result.stderr = target?.stderrTail(primary ?? sessions[0]) ?? '';
-    await target?.close();
+  const opening = await openEra(t, {
+    mode: prep.mode,
+    modernRevision: prep.modernRevision,
+    modernSchema: prep.schema,
+    legacySchema: prep.legacySchema,
+    probeTimeoutMs: o.probeTimeoutMs,
+  });
+  sessions.push(...opening.sessions);
+  if (opening.fatal || !opening.primary) {
+    result.aborted = opening.fatal ?? 'no connection to the server';
+    return { target: t, primary: opening.primary ?? opening.sessions[0] };
   }
-  return finish();
+  result.revision = opening.revision;
+  if (opening.era) result.era = opening.era;
+  if (opening.server) result.server = opening.server;
+  const era = opening.era?.era ?? 'modern';
+  const discovery = opening.discovery;
+  const jobs = Math.max(1, o.jobs ?? defaultJobs(transport));
+  const lanes: Lane[] = Array.from({ length: jobs }, (_, index) => ({ index }));
+  lanes[0]!.primary = opening.primary;
+  const first = lanes[0]!;
+
+  const primaryWalks = new Map<ListMethod, Promise<ListWalk>>();
+  const freshWalks = new Map<ListMethod, Promise<ListWalk>>();
+  const walkOn = (s: Session, method: ListMethod) => walkList(s, method, LIST_METHODS[method], { maxPages: o.maxPages });
+  // The fresh walks of every list share one second connection (stdio: one more process), open until the run ends.
+  let freshConnection: Promise<Session> | undefined;
+  const freshSession = async (): Promise<Session> => {
+    const open = freshConnection && (await freshConnection.catch(() => undefined));
+    if (!open || open.closed) freshConnection = t.connect().then((s) => (sessions.push(s), s));
+    return freshConnection!;
+  };
+  // The memoized walks are the first lane's (the run's first connection).
+  const walk = (method: ListMethod, where: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> => {
+    const memo = where === 'primary' ? primaryWalks : freshWalks;
+    let w = memo.get(method);
+    if (!w) {
+      const started: Promise<ListWalk> = (where === 'primary' ? walkOn(first.primary!, method) : freshSession().then((s) => walkOn(s, method))).catch(
+        (err: unknown) => {
+          // A walk abandoned by an overrunning check is walked again by the next one that needs it.
+          if (err instanceof AbortedError && memo.get(method) === started) memo.delete(method);
+          throw err;
+        },
+      );
+      w = started;
+      memo.set(method, w);
+    }
+    return w;
+  };
+
+  const laneScope = new AsyncLocalStorage<LaneState>();
+  const current = () => laneScope.getStore();
+  const run = new Run();
+  const ctx: SuiteContext = {
+    run,
+    transport,
+    revision: opening.revision,
+    era,
+    settings: {
+      requestTimeoutMs: o.requestTimeoutMs,
+      maxPages: o.maxPages,
+      maxRounds: o.maxRounds,
+      notificationTimeoutMs: o.notificationTimeoutMs ?? o.config?.listChanged?.timeoutMs ?? NOTIFICATION_TIMEOUT_MS,
+      arguments: prep.argumentSettings,
+      maxMessageBytes: o.maxMessageBytes,
+    },
+    config: o.config ?? {},
+    signal,
+    session: () => current()?.lane.primary ?? first.primary!,
+    openSession: async (opts) => {
+      const s = await t.connect(opts);
+      sessions.push(s);
+      current()?.sessions.push(s);
+      return s;
+    },
+    discovery: () => discovery,
+    tools: () => walk('tools/list'),
+    toolsFresh: () => walk('tools/list', 'fresh'),
+    walk,
+    allSessions: () => sessions,
+    schemaJudged: run.schemaJudged,
+    framesJudged: run.framesJudged,
+    schemaJudgedExchanges: run.schemaJudgedExchanges,
+    // The schema of the era the run speaks (2025-11-25 results have no resultType).
+    protocolSchema: era === 'legacy' ? prep.legacySchema : prep.schema,
+  };
+
+  let restarts = 0;
+  let gaveUp: string | undefined;
+  /**
+   * A lane's connection, opened when the lane first runs a check. stdio: a
+   * server that died is restarted for the remaining checks (the spec says a
+   * client SHOULD restart it), up to --max-restarts times in all.
+   */
+  const ensurePrimary = async (lane: Lane): Promise<boolean> => {
+    if (gaveUp) return false;
+    if (!lane.primary) {
+      try {
+        lane.primary = await openLike(t, era, discovery);
+        sessions.push(lane.primary);
+      } catch {
+        lane.shared = true;
+      }
+    }
+    if (lane.shared) return ensurePrimary(first);
+    const p = lane.primary!;
+    if (!p.closed || transport !== 'stdio') return true;
+    const how = p.closed;
+    if (restarts >= o.maxRestarts) {
+      gaveUp = `the server process stopped ${restarts + 1} time(s) and no restart is left (--max-restarts ${o.maxRestarts}); last: ${firstClause(how)}`;
+      return false;
+    }
+    restarts++;
+    if (lane.previous) {
+      noteRestart(lane.previous, `the server process stopped during or right after this check (${firstClause(how)}); it was restarted for the remaining checks (restart ${restarts} of at most ${o.maxRestarts})`);
+    }
+    lane.primary = await t.connect();
+    sessions.push(lane.primary);
+    if (lane === first) primaryWalks.clear();
+    return true;
+  };
+  return {
+    target: t,
+    primary: opening.primary,
+    ready: {
+      target: t,
+      ctx,
+      era,
+      lanes,
+      ensurePrimary,
+      gaveUp: () => gaveUp,
+      checkSessions: () => current()?.sessions ?? [],
+      onLane: (lane, alone, fn) => laneScope.run({ lane: lane.shared ? first : lane, alone, sessions: [] }, fn),
+      observer: (mine) => {
+        const state = current();
+        return (session, owner) => {
+          if (owner === mine || !state || state.alone) return true;
+          return owner === undefined && (session === state.lane.primary || state.sessions.includes(session));
+        };
+      },
+    },
+  };
+}
+
+/**
+ * Run the selected checks: up to `--jobs` at once, each job on its own lane
+ * (connection); a check that declares `exclusive` runs alone, one that
+ * declares `after` waits for those checks; observers judge at the end, from
+ * what the whole run saw. The report keeps the catalogue's order, whatever
+ * the order of completion, and each result is streamed as soon as it and
+ * every one before it are in.
+ */
+async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Promise<void> {
+  const { o, result } = prep;
+  const { ctx, era, lanes, target: t } = ready;
+  const ordered = [...prep.checks.filter((c) => !c.observer), ...prep.checks.filter((c) => c.observer)];
+  const slots: Array<CheckResult | undefined> = new Array(ordered.length);
+  let emitted = 0;
+  const settle = (i: number, r: CheckResult) => {
+    slots[i] = r;
+    while (emitted < ordered.length && slots[emitted]) {
+      const done = slots[emitted]!;
+      emitted++;
+      // The watchdog's copy (engine/progress.ts) and the live stream get the finished check, redacted as the
+      // finished run is: no secret the server echoed reaches a live report.
+      reportProgress(result, done, prep.redactor);
+      try {
+        o.onResult?.({ result: prep.redactor.redactDeep(done), index: emitted - 1, total: ordered.length, revision: result.revision });
+      } catch (err) {
+        result.harnessErrors.push(`the results stream's consumer failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  };
+  const finished = new Map<Check, Promise<void>>();
+  const running = new Set<Promise<void>>();
+  // The first lane is the primary stream's (checks that declare `primary`, one at a time); the others are the pool's.
+  const first = lanes[0]!;
+  const free = lanes.length > 1 ? lanes.slice(1) : [];
+  let primaryTail: Promise<void> = Promise.resolve();
+  let fatal: unknown;
+  const waiting: Array<(lane: Lane) => void> = [];
+  const acquire = (): Promise<Lane> => (free.length ? Promise.resolve(free.shift()!) : new Promise((resolve) => waiting.push(resolve)));
+  const release = (lane: Lane) => {
+    const next = waiting.shift();
+    if (next) return next(lane);
+    free.push(lane);
+    free.sort((a, b) => a.index - b.index);
+  };
+
+  const runOn = async (i: number, check: Check, lane: Lane, alone: boolean): Promise<void> => {
+    for (const dep of check.after ?? []) await finished.get(dep);
+    // Observers judge what the run saw; they send nothing, so they run even after the run was cut short.
+    if (!check.observer) {
+      if (signal.aborted) return settle(i, withResults(check, [notRun(`not run: ${reasonOf(signal)}`)], era));
+      if (!(await ready.ensurePrimary(lane))) return settle(i, withResults(check, [notRun(`not run: ${ready.gaveUp()}`)], era));
+    }
+    const results = await ready.onLane(lane, alone, async () => {
+      const r = await runCheck(check, ctx, o.checkTimeoutMs, result.harnessErrors, t, ready);
+      for (const s of ready.checkSessions()) await t.disconnect(s);
+      return r;
+    });
+    const r = withResults(check, results, era);
+    lane.previous = r;
+    settle(i, r);
+  };
+  const drain = async () => {
+    while (running.size) await Promise.race(running);
+  };
+
+  for (const [i, check] of ordered.entries()) {
+    const alone = !!check.observer || !!check.exclusive || lanes.length === 1;
+    let task: Promise<void>;
+    if (alone) {
+      await drain();
+      task = runOn(i, check, first, true);
+    } else if (check.primary) {
+      // After the previous primary check, on the first connection, beside the pool.
+      task = primaryTail.then(() => runOn(i, check, first, false));
+      primaryTail = task.catch(() => undefined);
+    } else {
+      // Queued for the next free lane of the pool (first come, first served: catalogue order).
+      task = acquire().then((lane) => runOn(i, check, lane, false).finally(() => release(lane)));
+    }
+    // A task that cannot go on (e.g. a restart that cannot connect) ends the run, never as an unhandled rejection.
+    const tracked: Promise<void> = task.catch((err: unknown) => void (fatal ??= err)).finally(() => running.delete(tracked));
+    finished.set(check, tracked);
+    running.add(tracked);
+    if (alone) await drain();
+    if (fatal !== undefined) break;
+  }
+  await drain();
+  result.checks.push(...slots.filter((r): r is CheckResult => !!r));
+  if (fatal !== undefined) throw fatal;
+  if (signal.aborted && !result.aborted) result.aborted = reasonOf(signal);
+  for (const s of ctx.allSessions()) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);
+}
+
+/** The result model, complete: duration, redaction, summary, exit code. */
+function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>): RunResult {
+  const { o, result, redactor } = prep;
+  result.durationMs = Date.now() - prep.started;
+  // Whatever the server echoed back, no secret reaches a report.
+  redactor.redactDeep(result);
+  result.summary = summarize(result.checks);
+  const s = result.summary;
+  if (!result.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) {
+    result.aborted = 'nothing was tested: every check was skipped or not observed';
+  }
+  result.exitCode = result.aborted || result.harnessErrors.length ? 2 : s.fail > 0 || (o.strict && s.warn > 0) ? 1 : 0;
+  return result;
 }
 
 async function runCheck(
@@ -378,6 +582,7 @@ async function runCheck(
   budgetMs: number,
   harnessErrors: string[],
   target: Target,
+  ready: Ready,
 ): Promise<SubjectResult[]> {
   if (!check.revisions.includes(ctx.era)) {
     const reason =
@@ -397,14 +602,15 @@ async function runCheck(
       return [verdictOnly('server', 'skip', `the server does not declare the ${check.capability} capability in ${where}`)];
     }
   }
-  if (check.run) return [await runSubject(check, ctx, 'server', budgetMs, harnessErrors, target, (t) => check.run!(t))];
+  if (check.run) return [await runSubject(check, ctx, 'server', budgetMs, harnessErrors, target, ready, (t) => check.run!(t))];
 
   const per = check.perTool!;
   let walk: ListWalk;
   try {
     walk = await ctx.tools();
   } catch (err) {
-    return [verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message}`)];
+    // A shared precondition: the check that judges the walk reports its failure; the dependants name it.
+    return [verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message} (judged by ${idOf(resultSchema)})`)];
   }
   if (!walk.exhausted) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem?.detail}`)];
   const tools = walk.items.filter((tool) => (per.appliesTo ? per.appliesTo(tool) : true));
@@ -419,7 +625,7 @@ async function runCheck(
     const n = (counts.get(name) ?? 0) + 1;
     counts.set(name, n);
     const subject = `tool:${name}${n > 1 ? `#${n}` : ''}`;
-    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, (t) => per.run(t, tool), pageOf.get(tool)));
+    out.push(await runSubject(check, ctx, subject, budgetMs, harnessErrors, target, ready, (t) => per.run(t, tool), pageOf.get(tool)));
   }
   return out;
 }
@@ -431,15 +637,17 @@ async function runSubject(
   budgetMs: number,
   harnessErrors: string[],
   target: Target,
+  ready: Ready,
   body: (t: Probe) => Promise<void>,
   fallbackWire?: Exchange,
 ): Promise<SubjectResult> {
   const started = Date.now();
   const probe = new Probe(ctx, check, subject, fallbackWire);
-  const untaps = ctx.allSessions().map((s) => s.tap((f) => probe.observe(f)));
-  let budgetTimer: NodeJS.Timeout | undefined;
-  // Everything the body sends is abandoned when its budget runs out.
+  // Everything the body sends is abandoned when its budget runs out; its frames are the ones this scope owns.
   const budget = new AbortController();
+  const observes = ready.observer(budget.signal);
+  const untaps = ctx.allSessions().map((s) => s.tap((f, owner) => observes(s, owner) && probe.observe(f)));
+  let budgetTimer: NodeJS.Timeout | undefined;
   const done = (r: Omit<SubjectResult, 'durationMs' | 'subject'>): SubjectResult => ({
     subject,
     ...r,
@@ -470,6 +678,7 @@ async function runSubject(
     return done({ verdict: 'not-observed', reason: `internal error of the suite: ${message}`, findings: [] });
   } finally {
     clearTimeout(budgetTimer);
+    await probe.cleanup();
     for (const off of untaps) off();
   }
   if (probe.findings.length === 0) return done({ verdict: 'pass', findings: [] });
@@ -491,6 +700,22 @@ function actualFor(err: HarnessError, target: Target, ctx: SuiteContext): string
     return tail && !err.message.includes(tail) ? `${err.message}; stderr ends: ${tail}` : err.message;
   }
   return err.message;
+}
+
+/**
+ * A job's own connection, opened the way a client opens one and the run's
+ * first one was: the legacy handshake (in `connect`), or in the modern era
+ * `server/discover` first; then, when the server declares tools, the first
+ * page of `tools/list`. A server whose answers depend on what came earlier on
+ * a connection (which basic/index "Statelessness" forbids, and some do) then
+ * meets every job's checks in the state it met the first connection's.
+ */
+async function openLike(t: Target, era: Era, discovery: Discovery): Promise<Session> {
+  const s = await t.connect();
+  if (era === 'modern') await s.request('server/discover').catch(() => undefined);
+  // A warm-up, not a judgement: it waits a tenth of the request timeout at most.
+  if (discovery.capabilities?.tools !== undefined) await s.request('tools/list', {}, { timeoutMs: Math.max(100, s.requestTimeoutMs / 10) }).catch(() => undefined);
+  return s;
 }
 
 /** Add a note about a restart to the check during which the server stopped. */

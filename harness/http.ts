@@ -201,14 +201,25 @@ export class HttpTransport implements Transport {
     const max = this.opts.maxMessageBytes;
     return new Promise<SendOutcome>((resolve, reject) => {
       if (this.closed) return reject(new TransportError('connection closed'));
-      const req = lib.request(this.url, { method, headers, agent: this.agent, signal });
-      this.open.add(req);
-      req.on('close', () => this.open.delete(req));
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        if (err.name === 'AbortError') return resolve({});
-        reject(new TransportError(describeNetError(err, this.opts.url)));
-      });
-      req.on('response', (res) => {
+      let req!: http.ClientRequest;
+      const start = (retried: boolean) => {
+        req = lib.request(this.url, { method, headers, agent: this.agent, signal });
+        const sent = req;
+        this.open.add(sent);
+        let answered = false;
+        sent.on('response', () => (answered = true));
+        sent.on('close', () => this.open.delete(sent));
+        sent.on('error', (err: NodeJS.ErrnoException) => {
+          if (err.name === 'AbortError') return resolve({});
+          // A kept-alive socket the server closed (idle) just as it was reused, before any answer:
+          // the race Node documents for reused sockets. The request is sent once more, on a fresh socket.
+          if (!retried && !answered && sent.reusedSocket && err.code === 'ECONNRESET' && !this.closed) return start(true);
+          reject(new TransportError(describeNetError(err, this.opts.url)));
+        });
+        sent.on('response', onResponse);
+        sent.end(body);
+      };
+      const onResponse = (res: http.IncomingMessage) => {
         const status = res.statusCode ?? 0;
         const assigned = res.headers['mcp-session-id'];
         if (this.legacy && this.legacySessionId === undefined && typeof assigned === 'string' && assigned !== '') {
@@ -333,8 +344,8 @@ export class HttpTransport implements Transport {
         res.on('close', () =>
           resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }), ...(oversized ? { oversized } : {}) }),
         );
-      });
-      req.end(body);
+      };
+      start(false);
     });
   }
 

@@ -8,12 +8,17 @@
  */
 import { modernProfile, type Era, type EraProfile } from './era.js';
 import { AbortedError, ConnectionClosedError, RequestTimeoutError, TransportError } from './errors.js';
-import { findHeaderAnnotations, mirrorHeaders, type HeaderAnnotation, type MetaOptions } from './protocol.js';
+import { HeaderMirror } from './header-mirror.js';
+import type { MetaOptions } from './protocol.js';
 import type { StopOutcome } from './process.js';
 import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { currentAbortScope } from './scope.js';
 import { Subscription, SUBSCRIPTION_NOTIFICATIONS, subscriptionIdOf, type Attribution } from './subscription.js';
+import { SubscriptionRouter } from './subscription-router.js';
+import { TimeoutLedger, type WaitPlan } from './timeouts.js';
+import { MAX_VIOLATIONS, ViolationLog } from './violation-log.js';
+import { WireLog, type FrameOwner, type Tap } from './wire-log.js';
 import type { HttpInfo, RawHttpResponse, SendInfo, Transport } from './transport.js';
 import type { TransportKind, WireFrame } from '../model/wire.js';
 import type { JsonObject } from '../model/json.js';
@@ -91,10 +96,8 @@ export interface Violation {
   frame?: WireFrame;
 }
 
-/** Most violations of one kind kept per connection (all are counted), so a flood of one kind hides no other. */
-export const MAX_VIOLATIONS = 200;
-/** Characters of frame text a violation keeps as evidence. */
-const VIOLATION_FRAME_CHARS = 2048;
+export { MAX_VIOLATIONS };
+export type { FrameOwner };
 
 export interface RequestOptions {
   /** `_meta` variations for adversarial probes. */
@@ -129,6 +132,10 @@ export interface SessionOptions {
   runSignal?: AbortSignal;
   /** The era's rules for this connection (default: modern, from `revision` and `schema`). */
   profile?: EraProfile;
+  /** The x-mcp-header mirror (shared by a target's connections; default: this connection's own). */
+  headerMirror?: HeaderMirror;
+  /** The record of silent tools and methods (shared by a target's connections; default: none). */
+  timeouts?: TimeoutLedger;
 }
 
 type Listener = (msg: JsonObject, frame: WireFrame) => void;
@@ -139,6 +146,8 @@ interface Pending {
   resolve: (ex: Exchange) => void;
   reject: (err: Error) => void;
   timer?: NodeJS.Timeout;
+  /** The abort scope of the work that sent it: owner of its frames. */
+  owner: FrameOwner;
   cleanup: () => void;
   /** Stop waiting because the suite cancelled the request (HTTP: closes its stream). */
   cancel: () => void;
@@ -156,6 +165,14 @@ interface CancelledRequest {
 
 let idCounter = 0;
 
+/** The connection each exchange was made on (its follow-ups, e.g. a retry carrying its state, belong there). */
+const exchangeSessions = new WeakMap<Exchange, Session>();
+
+/** The session an exchange was made on. */
+export function sessionOf(ex: Exchange): Session | undefined {
+  return exchangeSessions.get(ex);
+}
+
 /** What became of a request id this connection sent (the most recent ones are remembered). */
 type IdState = 'pending' | 'answered' | 'asked' | 'abandoned';
 const MAX_REMEMBERED_IDS = 20_000;
@@ -164,29 +181,22 @@ export class Session {
   readonly kind: TransportKind;
   private readonly pending = new Map<string, Pending>();
   private readonly ids = new Map<string, IdState>();
+  /** Who sent each remembered id (the owner of the frames answering it). */
+  private readonly owners = new Map<string, FrameOwner>();
   private readonly listeners = new Set<Listener>();
-  private readonly violationListeners = new Set<(v: Violation) => void>();
-  private readonly taps = new Set<(frame: WireFrame) => void>();
-  private readonly log: WireFrame[] = [];
-  private logChars = 0;
-  private readonly headerAnnotations = new Map<string, HeaderAnnotation[]>();
-  /** The first violations of this connection (at most MAX_VIOLATIONS of each kind). */
-  readonly violations: Violation[] = [];
-  /** How many violations of each kind this connection saw, kept or not. */
-  readonly violationCounts: Partial<Record<ViolationKind, number>> = {};
-  /** Exchanges whose response failed schema validation (for the wire-wide check; at most MAX_VIOLATIONS). */
-  readonly invalidExchanges: Exchange[] = [];
+  private readonly wire: WireLog;
+  private readonly violationLog: ViolationLog;
+  private readonly router: SubscriptionRouter;
+  private readonly headerMirror: HeaderMirror;
   /** Messages received on this connection, by kind. */
   readonly received = { responses: 0, notifications: 0, other: 0 };
   /** Problems of the suite itself while handling this connection's input (reported as harness errors). */
   readonly internalErrors: string[] = [];
   /** Every `resultType` seen in a result, per method: how often, and the first frame that carried it. */
   readonly resultTypes = new Map<string, { resultType: unknown; method: string; count: number; frame: WireFrame }>();
-  private seq = 0;
   private closedReason: string | undefined;
   private profile: EraProfile;
   private readonly closeWaiters = new Set<(reason: string) => void>();
-  private readonly subscriptions: Subscription[] = [];
   private readonly cancelledRequests = new Map<string, CancelledRequest>();
 
   constructor(
@@ -195,6 +205,32 @@ export class Session {
   ) {
     this.kind = transport.kind;
     this.profile = opts.profile ?? modernProfile(opts.revision, opts.schema);
+    this.wire = new WireLog({
+      connection: opts.connection,
+      redactor: opts.redactor,
+      clock: opts.clock,
+      maxTextBytes: opts.maxLogTextBytes,
+      maxFrames: opts.maxLogFrames,
+      maxChars: opts.maxLogChars,
+    });
+    this.violationLog = new ViolationLog(opts.redactor);
+    this.router = new SubscriptionRouter(transport.kind);
+    this.headerMirror = opts.headerMirror ?? new HeaderMirror();
+  }
+
+  /** The first violations of this connection (at most MAX_VIOLATIONS of each kind). */
+  get violations(): Violation[] {
+    return this.violationLog.violations;
+  }
+
+  /** How many violations of each kind this connection saw, kept or not. */
+  get violationCounts(): Partial<Record<ViolationKind, number>> {
+    return this.violationLog.counts;
+  }
+
+  /** Exchanges whose response failed schema validation (for the wire-wide check; at most MAX_VIOLATIONS). */
+  get invalidExchanges(): Exchange[] {
+    return this.violationLog.invalidExchanges;
   }
 
   /** The protocol era this connection speaks. */
@@ -304,14 +340,13 @@ export class Session {
       return this.cancelledRequests.get(idKey(rid))?.frame;
     });
     sub.requestFrame = requestFrame;
-    this.subscriptions.push(sub);
-    if (this.subscriptions.length > 1000) this.subscriptions.splice(0, this.subscriptions.length - 1000);
+    this.router.add(sub);
     return sub;
   }
 
   /** Every subscription opened on this connection (the latest 1000), for the run-wide observers. */
   openedSubscriptions(): readonly Subscription[] {
-    return this.subscriptions;
+    return this.router.all();
   }
 
   /**
@@ -353,6 +388,7 @@ export class Session {
         this.closeWaiters.delete(done);
         resolve(reason);
       };
+      // Resolved on close, so the deadline is the only thing this timer ever does.
       const timer = setTimeout(() => done(undefined), timeoutMs);
       this.closeWaiters.add(done);
     });
@@ -368,7 +404,7 @@ export class Session {
     const meta = this.profile.meta(opts.meta);
     const message = { jsonrpc: '2.0', method, params: meta ? { ...params, _meta: meta } : params };
     const text = JSON.stringify(message);
-    const frame = this.record('out', text);
+    const frame = this.record('out', text, undefined, currentAbortScope());
     const version = meta ? this.profile.version : this.profile.headerVersion;
     await this.transport.send(text, { method, protocolVersion: version, era: this.profile.era });
     return frame;
@@ -432,7 +468,7 @@ export class Session {
         method,
         name: method ? mirroredName(method, params) : undefined,
         protocolVersion: typeof metaVersion === 'string' ? metaVersion : this.profile.headerVersion,
-        headers: method ? this.paramHeaders(method, params) : {},
+        headers: method ? this.headerMirror.headersFor(method, params) : {},
         era: this.profile.era,
       };
     }
@@ -463,11 +499,18 @@ export class Session {
     const params = message.params as JsonObject | undefined;
     const key = idKey(id);
     const exchange: Exchange = { id, method, params, frames: [], schemaErrors: [], durationMs: 0 };
+    exchangeSessions.set(exchange, this);
     if (this.closedReason) return Promise.reject(new ConnectionClosedError(method, this.closedReason));
     if (this.pending.has(key)) return Promise.reject(new Error(`internal: id ${String(id)} is already in flight`));
 
+    const requested = opts.timeoutMs ?? this.opts.requestTimeoutMs;
+    const plan: WaitPlan = this.opts.timeouts && Number.isFinite(requested) ? this.opts.timeouts.plan(method, params, requested) : { timeoutMs: requested };
+    if (plan.known) {
+      // Already found silent: fail at once, naming the timeout that decided it.
+      return Promise.reject(TimeoutLedger.known(method, params, plan.known));
+    }
     return new Promise<Exchange>((resolve, reject) => {
-      const timeoutMs = opts.timeoutMs ?? this.opts.requestTimeoutMs;
+      const timeoutMs = plan.timeoutMs;
       const http = new AbortController();
       const scope = currentAbortScope();
       // Only a request that went out can be cancelled.
@@ -487,6 +530,7 @@ export class Session {
         started: Date.now(),
         resolve,
         reject,
+        owner: scope,
         cleanup: () => {
           clearTimeout(pending.timer);
           for (const s of signals) s.removeEventListener('abort', onAbort);
@@ -509,6 +553,10 @@ export class Session {
           http.abort();
           settle(() => {
             const err = new RequestTimeoutError(method, timeoutMs);
+            if (plan.probe) {
+              err.message += ` (a short probe: an earlier request to ${TimeoutLedger.subject(method, params)} on connection ${plan.probe.connection} got no answer within ${plan.probe.timeoutMs / 1000} s)`;
+            }
+            this.opts.timeouts?.timedOut(method, params, plan, this.opts.connection, id);
             err.frames = exchange.frames;
             reject(err);
             this.notifyAbandoned(id, `no answer within ${timeoutMs} ms`);
@@ -516,19 +564,20 @@ export class Session {
         }, timeoutMs);
       }
       this.pending.set(key, pending);
-      this.remember(key, 'pending');
+      this.remember(key, 'pending', scope);
       for (const s of signals) {
         if (s.aborted) return onAbort();
         s.addEventListener('abort', onAbort, { once: true });
       }
 
       const text = JSON.stringify(message);
-      const out = this.record('out', text);
+      const out = this.record('out', text, undefined, scope);
       exchange.frames.push(out);
       sent = true;
       onSent?.(out);
       const metaVersion = (params?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'];
-      const headers = { ...this.paramHeaders(method, params), ...opts.headers };
+      const mirrored = this.kind === 'http' && this.profile.era === 'modern' ? this.headerMirror.headersFor(method, params) : {};
+      const headers = { ...mirrored, ...opts.headers };
       this.transport
         .send(text, {
           id,
@@ -566,8 +615,7 @@ export class Session {
 
   /** Register a listener for every violation as it is recorded (kept or not); returns the unsubscribe. */
   onViolation(listener: (v: Violation) => void): () => void {
-    this.violationListeners.add(listener);
-    return () => this.violationListeners.delete(listener);
+    return this.violationLog.onViolation(listener);
   }
 
   /** Methods of the requests still waiting for an answer. */
@@ -575,10 +623,13 @@ export class Session {
     return [...this.pending.values()].map((p) => p.exchange.method);
   }
 
-  /** Observe every frame in both directions while a check runs; returns the unsubscribe. */
-  tap(fn: (frame: WireFrame) => void): () => void {
-    this.taps.add(fn);
-    return () => this.taps.delete(fn);
+  /**
+   * Observe every frame in both directions while a check runs; returns the
+   * unsubscribe. The tap also learns each frame's owner: the abort scope of
+   * the work whose request it is (or answers), undefined when no one's.
+   */
+  tap(fn: Tap): () => void {
+    return this.wire.tap(fn);
   }
 
   /**
@@ -595,6 +646,7 @@ export class Session {
       let timer: NodeJS.Timeout | undefined;
       const done = (value: { msg: JsonObject; frame: WireFrame } | undefined) => {
         clearTimeout(timer);
+        this.closeWaiters.delete(offClosed);
         off();
         for (const s of signals) s.removeEventListener('abort', onAbort);
         resolve(value);
@@ -603,6 +655,10 @@ export class Session {
       const off = this.onMessage((msg, frame) => {
         if (predicate(msg)) done({ msg, frame });
       });
+      // Nothing more can arrive once the connection has closed.
+      const offClosed = () => done(undefined);
+      this.closeWaiters.add(offClosed);
+      if (this.closedReason) return done(undefined);
       timer = setTimeout(() => done(undefined), timeoutMs);
       for (const s of signals) {
         if (s.aborted) return done(undefined);
@@ -613,7 +669,7 @@ export class Session {
 
   /** The wire log (bounded: the most recent frames). */
   frames(): WireFrame[] {
-    return [...this.log];
+    return this.wire.frames();
   }
 
   async close(): Promise<void> {
@@ -635,11 +691,15 @@ export class Session {
   }
 
   private handleInbound(rawText: string, http?: HttpInfo): void {
-    const frame = this.record('in', rawText, http);
     let msg: unknown;
+    let parsed = true;
     try {
       msg = JSON.parse(rawText);
     } catch {
+      parsed = false;
+    }
+    const frame = this.record('in', rawText, http, this.ownerOfInbound(parsed ? msg : undefined, http));
+    if (!parsed) {
       this.received.other++;
       this.violate('not-json', `the server sent a ${this.kind === 'stdio' ? 'line' : 'message'} that is not JSON: ${truncate(frame.text, 200)}`, frame);
       return;
@@ -717,7 +777,7 @@ export class Session {
       const late = this.cancelledRequests.get(idKey(id)) ?? this.cancelledRequests.get(idKey(typeof id === 'string' ? Number(id) : String(id)));
       if (late && String(late.id) === String(id)) {
         late.late.push(frame);
-        if (late.method === 'subscriptions/listen') this.subscriptionFor(late.id)?.deliver(obj, frame, 'response');
+        if (late.method === 'subscriptions/listen') this.router.byId(late.id)?.deliver(obj, frame, 'response');
         return;
       }
     }
@@ -759,9 +819,10 @@ export class Session {
       ex.schemaUnvalidated = checked.unvalidated;
       this.violate('unvalidated', `the response to ${ex.method} could not be validated: ${checked.unvalidated}`, frame);
     }
-    if (checked.errors.length && this.invalidExchanges.length < MAX_VIOLATIONS) this.invalidExchanges.push(ex);
-    if (ex.method === 'tools/list' && ex.result) this.learnTools(ex.result);
-    if (ex.method === 'subscriptions/listen') this.subscriptionFor(ex.id)?.deliver(obj, frame, 'response');
+    if (checked.errors.length) this.violationLog.addInvalid(ex);
+    if (ex.method === 'tools/list' && ex.result && this.kind === 'http') this.headerMirror.learn(ex.result);
+    if (ex.method === 'subscriptions/listen') this.router.byId(ex.id)?.deliver(obj, frame, 'response');
+    this.opts.timeouts?.answered(ex.method, ex.params);
     const key = idKey(ex.id);
     ex.durationMs = Date.now() - pending.started;
     pending.cleanup();
@@ -770,11 +831,33 @@ export class Session {
     pending.resolve(ex);
   }
 
-  /** Remember what became of an id (bounded: the oldest are forgotten first). */
-  private remember(key: string, state: IdState): void {
+  /** Remember what became of an id, and who sent it (bounded: the oldest are forgotten first). */
+  private remember(key: string, state: IdState, owner?: FrameOwner): void {
     this.ids.delete(key);
     this.ids.set(key, state);
-    if (this.ids.size > MAX_REMEMBERED_IDS) this.ids.delete(this.ids.keys().next().value!);
+    if (owner !== undefined) this.owners.set(key, owner);
+    if (this.ids.size > MAX_REMEMBERED_IDS) {
+      const oldest = this.ids.keys().next().value!;
+      this.ids.delete(oldest);
+      this.owners.delete(oldest);
+    }
+  }
+
+  /**
+   * The owner of an inbound message: the sender of the request it answers, of
+   * the request whose HTTP stream carried it, or of the subscription it names.
+   */
+  private ownerOfInbound(msg: unknown, http?: HttpInfo): FrameOwner {
+    if (this.owners.size === 0) return undefined;
+    const byId = (id: unknown) => (typeof id === 'string' || typeof id === 'number' ? this.owners.get(idKey(id)) : undefined);
+    if (http?.requestId !== undefined) {
+      const owner = byId(http.requestId);
+      if (owner) return owner;
+    }
+    if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return undefined;
+    const obj = msg as JsonObject;
+    if (!('method' in obj)) return byId(obj.id);
+    return byId(subscriptionIdOf(obj));
   }
 
   /** stdio: tell the server the suite no longer waits for a request it gave up on (basic/patterns/cancellation "Timeouts"). */
@@ -804,46 +887,16 @@ export class Session {
       .catch(() => undefined);
   }
 
-  /** The subscription opened by the listen request with this id (exact JSON type). */
-  private subscriptionFor(id: RequestId): Subscription | undefined {
-    return this.subscriptions.find((s) => s.id === id);
-  }
 
-  /**
-   * Hand a notification to the subscription it belongs to, first rule that
-   * applies: the subscription its subscriptionId names, the listen request whose
-   * HTTP response stream carried it, the listen request a
-   * `notifications/cancelled` names, and on stdio an untagged subscription
-   * notification to the only open subscription.
-   */
   private routeNotification(obj: JsonObject, frame: WireFrame): void {
-    if (this.subscriptions.length === 0) return;
-    const deliver = (subs: Subscription[], via: Attribution) => {
-      for (const s of subs) s.deliver(obj, frame, via);
-      return subs.length > 0;
-    };
-    // A subscriptionId naming a known subscription (same value, any JSON type, so a
-    // wrong type can be judged) decides, even when another subscription's stream carried it.
-    const tag = subscriptionIdOf(obj);
-    if ((typeof tag === 'string' || typeof tag === 'number') && deliver(this.subscriptions.filter((s) => String(s.id) === String(tag)), 'subscription-id')) return;
-    // HTTP: the listen request's own response stream.
-    const stream = frame.http?.requestId;
-    if (stream !== undefined && deliver(this.subscriptions.filter((s) => s.id === stream), 'stream')) return;
-    if (obj.method === 'notifications/cancelled') {
-      const rid = (obj.params as JsonObject | undefined)?.requestId;
-      if ((typeof rid === 'string' || typeof rid === 'number') && deliver(this.subscriptions.filter((s) => String(s.id) === String(rid)), 'cancelled')) return;
-    }
-    // stdio: an untagged subscription notification can only be the one open subscription's.
-    if (tag === undefined && this.kind === 'stdio' && SUBSCRIPTION_NOTIFICATIONS.has(String(obj.method))) {
-      const open = this.subscriptions.filter((s) => s.open);
-      if (open.length === 1) deliver(open, 'only-open');
-    }
+    this.router.route(obj, frame);
   }
 
   private onClosed(reason: string): void {
     if (this.closedReason) return;
     this.closedReason = reason;
     for (const w of [...this.closeWaiters]) w(reason);
+    this.router.dispose();
     for (const p of [...this.pending.values()]) {
       p.cleanup();
       p.exchange.durationMs = Date.now() - p.started;
@@ -855,68 +908,16 @@ export class Session {
   }
 
   private violate(kind: ViolationKind, detail: string, frame?: WireFrame): void {
-    const count = (this.violationCounts[kind] ?? 0) + 1;
-    this.violationCounts[kind] = count;
-    const v: Violation = { kind, detail: this.opts.redactor.redact(detail), ...(frame ? { frame: excerpt(frame) } : {}) };
-    if (count <= MAX_VIOLATIONS) this.violations.push(v);
-    for (const l of [...this.violationListeners]) l(v);
+    this.violationLog.add(kind, detail, frame);
   }
 
   /** How many violations of these kinds this connection saw (kept or not). */
   countOf(...kinds: ViolationKind[]): number {
-    return kinds.reduce((n, k) => n + (this.violationCounts[k] ?? 0), 0);
+    return this.violationLog.countOf(...kinds);
   }
 
-  /** Remember the x-mcp-header annotations of listed tools, to mirror them on tools/call. */
-  private learnTools(result: JsonObject): void {
-    if (this.kind !== 'http' || !Array.isArray(result.tools)) return;
-    for (const tool of result.tools as JsonObject[]) {
-      if (typeof tool?.name !== 'string') continue;
-      const found = findHeaderAnnotations(tool.inputSchema);
-      if (found.length) this.headerAnnotations.set(tool.name, found);
-    }
-  }
-
-  private paramHeaders(method: string, params: JsonObject | undefined): Record<string, string> {
-    if (this.kind !== 'http' || this.profile.era !== 'modern' || method !== 'tools/call' || typeof params?.name !== 'string') return {};
-    const found = this.headerAnnotations.get(params.name);
-    return found ? mirrorHeaders(found, params.arguments) : {};
-  }
-
-  private record(dir: 'in' | 'out', rawText: string, http?: HttpInfo): WireFrame {
-    const max = this.opts.maxLogTextBytes ?? 64 * 1024;
-    const redacted = this.opts.redactor.redact(rawText.length > max * 2 ? rawText.slice(0, max * 2) : rawText);
-    const truncated = redacted.length > max;
-    const frame: WireFrame = {
-      seq: ++this.seq,
-      at: Math.round(this.opts.clock()),
-      dir,
-      connection: this.opts.connection,
-      text: truncated ? redacted.slice(0, max) : redacted,
-      ...(truncated ? { truncated: true } : {}),
-      ...(http
-        ? {
-            http: {
-              status: http.status,
-              contentType: http.contentType,
-              stream: http.stream,
-              ...(http.requestId !== undefined ? { requestId: http.requestId } : {}),
-            },
-          }
-        : {}),
-    };
-    this.log.push(frame);
-    this.logChars += frame.text.length;
-    const limit = this.opts.maxLogFrames ?? 2000;
-    const chars = this.opts.maxLogChars ?? 8 * 1024 * 1024;
-    let drop = 0;
-    while (this.log.length - drop > 1 && (this.log.length - drop > limit || this.logChars > chars)) {
-      this.logChars -= this.log[drop]!.text.length;
-      drop++;
-    }
-    if (drop) this.log.splice(0, drop);
-    for (const t of this.taps) t(frame);
-    return frame;
+  private record(dir: 'in' | 'out', rawText: string, http?: HttpInfo, owner?: FrameOwner): WireFrame {
+    return this.wire.record(dir, rawText, http, owner);
   }
 }
 
@@ -929,12 +930,6 @@ function mirroredName(method: string, params: JsonObject | undefined): string | 
 
 function idKey(id: RequestId): string {
   return `${typeof id}:${String(id)}`;
-}
-
-/** A copy of a frame with its text cut to a short excerpt (violations keep many frames). */
-function excerpt(frame: WireFrame): WireFrame {
-  if (frame.text.length <= VIOLATION_FRAME_CHARS) return frame;
-  return { ...frame, text: frame.text.slice(0, VIOLATION_FRAME_CHARS), truncated: true };
 }
 
 function truncate(text: string, n: number): string {

@@ -80,6 +80,7 @@ export class Subscription {
   /** Settles when the listen request ends: its response, the suite's cancellation, or the connection closing. */
   readonly ended: Promise<{ exchange?: Exchange; error?: Error }>;
   private cancelledFlag = false;
+  private disposed = false;
   private endedFlag = false;
   private readonly waiters = new Set<Waiter>();
 
@@ -109,6 +110,15 @@ export class Subscription {
 
   get cancelled(): boolean {
     return this.cancelledFlag;
+  }
+
+  /** @internal The connection closed: nothing more can arrive, so every wait ends now (no timer outlives the run). */
+  dispose(): void {
+    this.disposed = true;
+    for (const w of [...this.waiters]) {
+      this.waiters.delete(w);
+      w.resolve(undefined);
+    }
   }
 
   /** @internal The session hands over a message that belongs to this subscription. */
@@ -142,6 +152,7 @@ export class Subscription {
         this.waiters.delete(waiter);
         resolve(undefined);
       }, timeoutMs);
+      if (this.disposed) return waiter.resolve(undefined);
       this.waiters.add(waiter);
     });
   }

@@ -10,12 +10,14 @@ import net from 'node:net';
 import { modernProfile, type Era, type EraProfile } from './era.js';
 import { TransportError } from './errors.js';
 import { legacyClientProfile, legacyHandshake, type Handshake } from './legacy.js';
+import { HeaderMirror } from './header-mirror.js';
 import { HttpTransport } from './http.js';
 import { ServerProcess } from './process.js';
 import { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { Session } from './session.js';
 import { StdioTransport } from './stdio.js';
+import { TimeoutLedger } from './timeouts.js';
 import type { TransportKind } from '../model/wire.js';
 
 export interface TargetOptions {
@@ -47,10 +49,15 @@ export class Target {
   private connections = 0;
   private era: { era: Era; schema: ProtocolSchema };
   private readonly handshakes = new WeakMap<Session, Handshake>();
+  /** One x-mcp-header mirror for every connection: a tool listed on one is called the same way on all. */
+  private readonly headerMirror = new HeaderMirror();
+  /** One record of silent tools and methods for every connection: at most one full timeout each. */
+  readonly timeouts: TimeoutLedger;
 
   private constructor(readonly opts: TargetOptions) {
     this.kind = opts.url ? 'http' : 'stdio';
     this.era = { era: 'modern', schema: opts.schema };
+    this.timeouts = new TimeoutLedger(opts.requestTimeoutMs);
   }
 
   /** Speak `era` (validated against `schema`) on every connection opened from now on. */
@@ -133,6 +140,8 @@ export class Target {
       clock: o.clock,
       runSignal: o.runSignal,
       profile,
+      headerMirror: this.headerMirror,
+      timeouts: this.timeouts,
     });
     await session.start();
     this.sessions.add(session);

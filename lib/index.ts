@@ -62,7 +62,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
     ...engine,
     checks: selected.map((c) => c.id),
     // A live report shows a baselined failure as expected from the start.
-    ...(onResult && loaded ? { onResult: (c, i, n) => (markExpected(c, loaded!), onResult(c, i, n)) } : {}),
+    ...(onResult && loaded ? { onResult: (e) => (markExpected(e.result, loaded!), onResult(e)) } : {}),
   });
   return loaded ? applyBaseline(run, loaded) : run;
 }

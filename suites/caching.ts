@@ -5,7 +5,7 @@
  * rules.ts, shared with the suites that see such results elsewhere.
  */
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, memoKey, schedule, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
 import { declaredLists, pageItems } from './lists.js';
 import { cacheScopeProblems, inputRequiredHintProblems, ttlProblems } from './rules.js';
 import type { JsonObject } from '../model/json.js';
@@ -28,7 +28,7 @@ interface Cacheable {
   result: JsonObject;
 }
 
-const gathered = new WeakMap<SuiteContext, Promise<Cacheable[]>>();
+const gathered = memoKey<Promise<Cacheable[]>>('caching: the cacheable results');
 
 /**
  * Every result of a cacheable operation this run can obtain: server/discover,
@@ -36,12 +36,7 @@ const gathered = new WeakMap<SuiteContext, Promise<Cacheable[]>>();
  * resources. Gathered once per run and shared by the caching checks.
  */
 function cacheableResults(t: Probe): Promise<Cacheable[]> {
-  let p = gathered.get(t.ctx);
-  if (!p) {
-    p = gather(t);
-    gathered.set(t.ctx, p);
-  }
-  return p;
+  return t.ctx.run.memo(gathered, () => gather(t));
 }
 
 async function gather(t: Probe): Promise<Cacheable[]> {
@@ -174,4 +169,6 @@ export const scopeAcrossPages = defineCheck({
 
 // input_required results carrying no caching hints: mrtr/no-caching-hints (suites/mrtr.ts), same rule (suites/rules.ts).
 
+// Walks every list: on the first connection, one at a time with the other checks that walk lists.
 export const cachingChecks = [ttlMs, cacheScope, scopeAcrossPages];
+for (const c of cachingChecks) schedule(c, { primary: 'walks every list on the first connection' });

@@ -5,8 +5,9 @@
  * no finding → pass; findings → fail (MUST) or warn (SHOULD / MAY).
  */
 import type { ProtocolSchema } from '../harness/schema.js';
-import type { Exchange, RequestOptions, Session } from '../harness/session.js';
-import type { Handshake } from '../harness/legacy.js';
+import { sessionOf, type Exchange, type RequestOptions, type Session } from '../harness/session.js';
+import type { Subscription } from '../harness/subscription.js';
+import type { Discovery } from '../harness/negotiate.js';
 import type { ListMethod, ListWalk } from '../harness/walk.js';
 import type { ArgumentSettings } from './args/calls.js';
 import type { CheckInfo, Finding, ReplayCase } from '../model/results.js';
@@ -15,19 +16,7 @@ import { levelAtMost, type Citation, type Level, type SpecRef } from '../model/s
 import type { Era, TransportKind, WireFrame } from '../model/wire.js';
 import { canonical, type JsonObject } from '../model/json.js';
 
-/**
- * What the server told the run about itself on the first connection: its
- * server/discover answer (modern), or its initialize answer (legacy).
- */
-export interface Discovery {
-  /** server/discover (modern) or initialize (legacy). */
-  exchange?: Exchange;
-  capabilities?: JsonObject;
-  /** Why discovery gave nothing usable. */
-  problem?: string;
-  /** Legacy: the primary connection's handshake. */
-  handshake?: Handshake;
-}
+export type { Discovery };
 
 /** Settings a run passes to its checks (the engine fills them from flags and defaults). */
 export interface CheckSettings {
@@ -45,8 +34,64 @@ export interface CheckSettings {
   arguments?: ArgumentSettings;
 }
 
+/** A key of state shared by the checks of one run (`Run.memo`); its name says what it holds. */
+export interface MemoKey<T> {
+  readonly name: string;
+  /** Never set: carries the type of what the key holds. */
+  readonly __type?: T;
+}
+
+export function memoKey<T>(name: string): MemoKey<T> {
+  return Object.freeze({ name });
+}
+
+/** A fact several checks depend on, established once by the check that owns it. */
+export interface Fact<T> {
+  /** The check that judges the fact and reports its failure. */
+  owner: Check;
+  /** What was established (when it held). */
+  value?: T;
+  /** Why it does not hold: the owner's finding, in a few words. */
+  failed?: string;
+}
+
+/**
+ * The state of one run that checks share: what one check works out and others
+ * reuse (a survey, a set of calls, a walk), memoized per run, never per module.
+ * The engine makes one per run; everything in it ends with the run.
+ */
+export class Run {
+  private readonly memos = new Map<MemoKey<unknown>, unknown>();
+  /** Methods whose responses a check has judged against the schema in this run. */
+  readonly schemaJudged = new Set<string>();
+  /** Inbound frames (see `frameKey`) a check has judged as its own finding; the wire-wide observers leave them alone. */
+  readonly framesJudged = new Set<string>();
+  /** Single exchanges a check has judged against the schema (when the method as a whole is not). */
+  readonly schemaJudgedExchanges = new WeakSet<Exchange>();
+
+  /** The value under `key`, made by `make` the first time it is asked for in this run. */
+  memo<T>(key: MemoKey<T>, make: () => T): T {
+    if (this.memos.has(key)) return this.memos.get(key) as T;
+    const value = make();
+    this.memos.set(key, value);
+    return value;
+  }
+
+  /** The value under `key` if it was made (without making it). */
+  peek<T>(key: MemoKey<T>): T | undefined {
+    return this.memos.get(key) as T | undefined;
+  }
+
+  /** Forget a memoized value (it is made again when next asked for). */
+  forget<T>(key: MemoKey<T>): void {
+    this.memos.delete(key);
+  }
+}
+
 /** Shared state and services a check can use; the engine provides it. */
 export interface SuiteContext {
+  /** The run's shared state. */
+  readonly run: Run;
   readonly transport: TransportKind;
   readonly revision: string;
   /** The era the run speaks (every session of the run speaks it). */
@@ -96,6 +141,11 @@ export class VerdictSignal extends Error {
   }
 }
 
+/** The id of a check, for messages that send the reader to it (a check refers to another by its object). */
+export function idOf(check: Pick<Check, 'id'>): string {
+  return check.id;
+}
+
 export type WireEvidence = Exchange | Exchange[] | WireFrame[] | undefined;
 
 export interface Expectation {
@@ -119,6 +169,7 @@ export class Probe {
   readonly findings: Finding[] = [];
   readonly details: Record<string, unknown> = {};
   private readonly seen: WireFrame[] = [];
+  private readonly deferred: Array<() => unknown> = [];
 
   constructor(
     readonly ctx: SuiteContext,
@@ -132,9 +183,56 @@ export class Probe {
     return this.ctx.session();
   }
 
+  /**
+   * The connection an exchange was made on, while it is open (else the
+   * primary one): a follow-up to an exchange another check made, such as a
+   * retry carrying its state, goes where the exchange went.
+   */
+  sessionOf(ex: Exchange): Session {
+    const s = sessionOf(ex);
+    return s && !s.closed ? s : this.session;
+  }
+
   /** Send a request on the primary connection. */
   request(method: string, params?: JsonObject, opts?: RequestOptions): Promise<Exchange> {
     return this.ctx.session().request(method, params, opts);
+  }
+
+  /**
+   * Run `fn` when this subject's run ends, however it ends (pass, finding,
+   * skip, timeout, abort); the last deferred runs first. For cleanup the check
+   * would otherwise write as try/finally.
+   */
+  defer(fn: () => unknown): void {
+    this.deferred.push(fn);
+  }
+
+  /** @internal The engine runs the deferred cleanups (each at most once; a failing one does not stop the rest). */
+  async cleanup(): Promise<void> {
+    while (this.deferred.length) {
+      const fn = this.deferred.pop()!;
+      try {
+        await fn();
+      } catch {
+        // Cleanup is best effort: the connection may be gone already.
+      }
+    }
+  }
+
+  /** Open a subscription on `session` that closes itself when this subject's run ends. */
+  listen(session: Session, params: JsonObject, opts?: RequestOptions): Subscription {
+    const sub = session.listen(params, opts);
+    this.defer(() => sub.cancel());
+    return sub;
+  }
+
+  /**
+   * Require a fact another check owns: when it does not hold, this check ends
+   * at once, not-observed, naming the owner and its finding.
+   */
+  requires<T>(fact: Fact<T>): T {
+    if (fact.failed !== undefined) this.notObserved(`${fact.failed} (judged by ${idOf(fact.owner)})`);
+    return fact.value as T;
   }
 
   /** Record every frame of a session while the check runs (the default wire excerpt). */
@@ -246,6 +344,21 @@ export interface CheckDef extends Rule {
   resultFields?: string[];
   /** Judged after every other check, from what the whole run saw. */
   observer?: boolean;
+  /**
+   * The check needs the server to itself and runs alone: it changes the tool
+   * list, closes stdin, restarts the server, or counts every message on a
+   * connection. Say why (the reason is shown by `list --json`).
+   */
+  exclusive?: string;
+  /** Checks that must have finished before this one starts (when selected): an ordering need, declared. */
+  after?: readonly Check[];
+  /**
+   * The check works with what the run's first connection told it (e.g. it
+   * calls the tools that connection listed): it runs on that connection, one
+   * at a time with the other checks that declare this, in catalogue order.
+   * Say why.
+   */
+  primary?: string;
   /** The body, for a check whose subject is the server as a whole. */
   run?: (t: Probe) => Promise<void>;
   /** The body, for a check judged once per listed tool. */
@@ -271,6 +384,17 @@ export function defineCheck(def: CheckDef): Check {
   if (def.legacy && def.spec.revision !== 'draft') throw new Error(`${def.id}: a legacy citation goes with a draft one`);
   const revisions: Era[] = def.spec.revision === '2025-11-25' ? ['legacy'] : def.legacy ? ['modern', 'legacy'] : ['modern'];
   return { ...def, area, transports: def.transports ?? ['stdio', 'http'], revisions };
+}
+
+/**
+ * Declare a check's scheduling needs beside its definition (`exclusive`,
+ * `after`, `primary`); the engine honours them for any `--jobs`.
+ */
+export function schedule(check: Check, needs: Pick<CheckDef, 'exclusive' | 'after' | 'primary'>): Check {
+  if (needs.exclusive !== undefined) check.exclusive = needs.exclusive;
+  if (needs.primary !== undefined) check.primary = needs.primary;
+  if (needs.after) check.after = [...(check.after ?? []), ...needs.after];
+  return check;
 }
 
 /** Where the rule lives in the era's revision (the legacy citation in the legacy era, when there is one). */

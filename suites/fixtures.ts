@@ -8,7 +8,7 @@
  */
 import { completeRequest, isInputRequired, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, memoKey, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
 import { judgeable } from './mrtr.js';
 import { capabilitiesFor } from './targets.js';
 import { whyNotCallableAsWritten } from './safety.js';
@@ -28,15 +28,10 @@ interface FixtureRun {
   excluded?: string;
 }
 
-const runs = new WeakMap<SuiteContext, Promise<FixtureRun[]>>();
+const runs = memoKey<Promise<FixtureRun[]>>('fixtures: the example calls');
 
 function fixtureRuns(t: Probe): Promise<FixtureRun[]> {
-  let r = runs.get(t.ctx);
-  if (!r) {
-    r = makeRuns(t);
-    runs.set(t.ctx, r);
-  }
-  return r;
+  return t.ctx.run.memo(runs, () => makeRuns(t));
 }
 
 async function makeRuns(t: Probe): Promise<FixtureRun[]> {

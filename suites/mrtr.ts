@@ -15,7 +15,9 @@ import { duplicateKeys } from '../harness/json-keys.js';
 import { checkJsonSchema } from '../harness/jsonschema.js';
 import { answerInputRequests, capabilityNeeded, completeRequest, continueRequest, INPUT_CAPABILITIES, INPUT_REQUEST_KINDS, isInputRequired, sendRetry, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, describeAnswer, frameKey, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, idOf, memoKey, schedule, describeAnswer, frameKey, show, type Check, type Probe, type SuiteContext } from './check.js';
+import { fixtureOutcome } from './fixtures.js';
+import { resultType } from './protocol.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
 import { isObject, type JsonObject } from '../model/json.js';
 import type { ScriptedAnswer } from '../model/config.js';
@@ -40,16 +42,11 @@ interface Survey {
   notCalled: Record<string, string>;
 }
 
-const surveys = new WeakMap<SuiteContext, Promise<Survey>>();
+const surveys = memoKey<Promise<Survey>>('mrtr: the input_required survey');
 
 /** The survey of the run (made once, on first use). */
 function survey(t: Probe): Promise<Survey> {
-  let s = surveys.get(t.ctx);
-  if (!s) {
-    s = makeSurvey(t);
-    surveys.set(t.ctx, s);
-  }
-  return s;
+  return t.ctx.run.memo(surveys, () => makeSurvey(t));
 }
 
 async function makeSurvey(t: Probe): Promise<Survey> {
@@ -98,22 +95,22 @@ async function mrtrTools(t: Probe): Promise<MrtrTool[]> {
 }
 
 /**
- * Who reports a drive cut short: the id of the check that owns the defect,
- * or why nobody can judge it. Another check's drive is noted and left to it.
+ * Who reports a drive cut short: the check that owns the defect, or why
+ * nobody can judge it. Another check's drive is noted and left to it.
  */
-export function ownerOf(d: DriveOutcome): string | undefined {
-  if (d.status === 'stale-id') return 'mrtr/retry-id';
+export function ownerOf(d: DriveOutcome): Check | string | undefined {
+  if (d.status === 'stale-id') return retryId;
   // Servers MAY ask again on every attempt (mrtr#Server Requirements): a drive that never ends is no one's finding.
   if (d.status === 'unterminated') return 'not judged: the server asked for input on every round, which it MAY do; raise --max-rounds or script the answers';
   if (d.status === 'stuck') {
-    if (d.stuck === 'empty') return 'mrtr/input-or-state';
-    if (d.stuck === 'result-type') return 'protocol/result-type';
-    if (d.stuck === 'unanswerable') return 'mrtr/input-requests-valid';
-    if (d.stuck === 'undeclared') return 'mrtr/capability-gating';
+    if (d.stuck === 'empty') return inputOrState;
+    if (d.stuck === 'result-type') return resultType;
+    if (d.stuck === 'unanswerable') return inputRequestsValid;
+    if (d.stuck === 'undeclared') return capabilityGating;
     if (d.stuck === 'no-value') return 'not judged: the suite could not generate a valid answer; script one in the fixture file';
-    return 'fixtures/outcome';
+    return fixtureOutcome;
   }
-  if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return 'protocol/result-type';
+  if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return resultType;
   return undefined;
 }
 
@@ -122,9 +119,9 @@ export function judgeable(t: Probe, d: DriveOutcome, label: string): boolean {
   // An answer on a stale id is mrtr/retry-id's finding, whichever drive met it, not protocol/response-ids'.
   for (const f of d.staleAnswer?.frames ?? []) if (f.dir === 'in') t.ctx.framesJudged.add(frameKey(f));
   const owner = ownerOf(d);
-  if (!owner || owner === t.check.id) return true;
+  if (!owner || owner === t.check) return true;
   const left = (t.details['not judged here'] ?? []) as string[];
-  left.push(`${label}: ${d.detail ?? d.status} (${owner})`);
+  left.push(`${label}: ${d.detail ?? d.status} (${typeof owner === 'string' ? owner : idOf(owner)})`);
   t.note('not judged here', left);
   return false;
 }
@@ -410,7 +407,7 @@ export const stateIntegrity = defineCheck({
       }
       for (const v of tamperings(r.state)) {
         const label = `${callLabel(x)} retry of round ${r.round} with the requestState ${v.how}`;
-        const sent = await sendRetry(t.session, r.ex, { inputResponses: r.inputResponses, requestState: v.value });
+        const sent = await sendRetry(t.sessionOf(r.ex), r.ex, { inputResponses: r.inputResponses, requestState: v.value });
         if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
         judged++;
         t.expect(!accepted(sent.exchange), {
@@ -465,7 +462,7 @@ export const stateReplay = defineCheck({
       const other = stateful[(i + 1) % stateful.length];
       if (other && other.x !== x) {
         const label = `${callLabel(other.x)} retry of round ${other.r.round} carrying the requestState of ${callLabel(x)}`;
-        const sent = await sendRetry(t.session, other.r.ex, { inputResponses: other.r.inputResponses, requestState: r.state });
+        const sent = await sendRetry(t.sessionOf(other.r.ex), other.r.ex, { inputResponses: other.r.inputResponses, requestState: r.state });
         if (sent.exchange || judgeable(t, sent.outcome, label)) {
           judged++;
           t.expect(!accepted(sent.exchange), {
@@ -478,11 +475,11 @@ export const stateReplay = defineCheck({
       // (b) The state, presented on the same tool with other valid arguments that need state of their own.
       const args2 = otherArguments(x.tool, x.call.arguments);
       if (!args2) continue;
-      const fresh = await completeRequest(t.session, 'tools/call', { name: x.name, arguments: args2 }, { answers: x.answers, maxRounds: 1 });
+      const fresh = await completeRequest(t.sessionOf(r.ex), 'tools/call', { name: x.name, arguments: args2 }, { answers: x.answers, maxRounds: 1 });
       const freshRound = fresh.rounds[0];
       if (!isInputRequired(freshRound) || typeof freshRound?.result?.requestState !== 'string') continue;
       const label = `${callLabel(x)} with arguments ${show(args2)} carrying the requestState issued for ${show(x.call.arguments)}`;
-      const sent = await sendRetry(t.session, r.ex, { inputResponses: r.inputResponses, requestState: r.state, params: { arguments: args2 } });
+      const sent = await sendRetry(t.sessionOf(r.ex), r.ex, { inputResponses: r.inputResponses, requestState: r.state, params: { arguments: args2 } });
       if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
       judged++;
       t.expect(!accepted(sent.exchange), {
@@ -515,7 +512,7 @@ export const missingAnswers = defineCheck({
       const dropped = keys.at(-1)!;
       const partial = Object.fromEntries(Object.entries(r.inputResponses).filter(([k]) => k !== dropped));
       const label = `${callLabel(x)} retry of round ${r.round} without the answer to ${dropped}`;
-      const sent = await sendRetry(t.session, r.ex, { inputResponses: partial, ...echoState(r.state) });
+      const sent = await sendRetry(t.sessionOf(r.ex), r.ex, { inputResponses: partial, ...echoState(r.state) });
       if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
       judged++;
       const ex = sent.exchange;
@@ -556,7 +553,7 @@ export const extraResponsesIgnored = defineCheck({
       let extraKey = 'mcp-conformance-unrequested';
       while (extraKey in r.inputResponses) extraKey += '-x';
       const label = `${callLabel(x)} retry of round ${r.round} with an extra inputResponses key ${show(extraKey)}`;
-      const sent = await sendRetry(t.session, r.ex, {
+      const sent = await sendRetry(t.sessionOf(r.ex), r.ex, {
         inputResponses: { ...r.inputResponses, [extraKey]: { action: 'decline' } },
         ...echoState(r.state),
       });
@@ -565,7 +562,7 @@ export const extraResponsesIgnored = defineCheck({
         continue;
       }
       // Drive on from there, as the client would: it must end as the normal drive did.
-      const rest = await continueRequest(t.session, sent.exchange, { answers: x.answers, maxRounds: t.ctx.settings.maxRounds });
+      const rest = await continueRequest(t.sessionOf(sent.exchange), sent.exchange, { answers: x.answers, maxRounds: t.ctx.settings.maxRounds });
       if (!judgeable(t, rest, label)) continue;
       judged++;
       const normalError = !!x.drive.final?.error || x.drive.final?.result?.isError === true;
@@ -603,7 +600,7 @@ export const malformedResponses = defineCheck({
       ];
       for (const v of variants) {
         const label = `${callLabel(x)} retry of round ${r.round} with inputResponses ${v.how}`;
-        const sent = await sendRetry(t.session, r.ex, { inputResponses: v.value, ...echoState(r.state) });
+        const sent = await sendRetry(t.sessionOf(r.ex), r.ex, { inputResponses: v.value, ...echoState(r.state) });
         if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
         judged++;
         t.expect(!!sent.exchange?.error, {
@@ -653,6 +650,8 @@ export const placement = defineCheck({
 // cacheable and carry no caching hints" without a keyword, and the schema allows ttlMs and cacheScope
 // on them; no sentence backs a verdict.
 
+// The survey's tools were listed and first called on the first connection; every retry carries
+// state that connection issued: the mrtr checks run there, one at a time.
 export const mrtrChecks = [
   inputOrState,
   inputRequestsValid,
@@ -665,3 +664,4 @@ export const mrtrChecks = [
   malformedResponses,
   placement,
 ];
+for (const c of mrtrChecks) schedule(c, { primary: 'calls the tools the first connection listed and retries with its state' });

@@ -21,7 +21,7 @@
  */
 import { AbortedError, HarnessError } from '../harness/errors.js';
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, describeAnswer, show, type Check, type Rule } from './check.js';
+import { defineCheck, describeAnswer, schedule, show, type Check, type Rule } from './check.js';
 import { LISTS, pageItems, skipUnserved, walked, type ListKind } from './lists.js';
 import { JsonObject, canonical } from '../model/json.js';
 import { ERROR_CODES } from '../model/error-codes.js';
@@ -203,4 +203,8 @@ export function paginationChecksFor(list: ListKind): Check[] {
   return [stableCursors(list), emptyCursor(list), invalidCursor(list)];
 }
 
+// Walks every list and asks its cursors again: on the first connection (the one that issued them),
+// one at a time, so no other walk of the list interleaves.
 export const paginationChecks: Check[] = LISTS.flatMap(paginationChecksFor);
+for (const c of paginationChecks) schedule(c, { primary: 'walks the lists and asks their cursors again on the first connection' });
+

@@ -7,7 +7,7 @@
  * the modern era only.
  */
 import type { Violation, ViolationKind } from '../harness/session.js';
-import { defineCheck, frameKey, show } from './check.js';
+import { defineCheck, frameKey, schedule, show } from './check.js';
 import type { WireFrame } from '../model/wire.js';
 import { judgeViolations, SHOWN } from './violations.js';
 
@@ -210,5 +210,8 @@ export const resultType = defineCheck({
     t.note('results', results);
   },
 });
+
+// Counts every stray response on its connection while it runs: it needs the connection to itself.
+schedule(noResponseToNotification, { exclusive: 'counts every stray response on its connection' });
 
 export const protocolChecks = [noServerRequests, responseIds, noResponseToNotification, messagesSchemaValid, resultType];

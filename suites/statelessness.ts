@@ -7,7 +7,7 @@ import { CLIENT_INFO, type MetaOptions } from '../harness/protocol.js';
 import type { Exchange, Session } from '../harness/session.js';
 import { walkList, type ListWalk } from '../harness/walk.js';
 import type { JsonObject } from '../model/json.js';
-import { defineCheck, describeAnswer, show, type Probe } from './check.js';
+import { defineCheck, describeAnswer, schedule, show, type Probe } from './check.js';
 import { describeDiff, toolsDiff } from './compare.js';
 import { attempt } from './requests.js';
 import { whyNotCallable, whyNotCallableAsWritten } from './safety.js';
@@ -150,5 +150,10 @@ export const listUnaffected = defineCheck({
     });
   },
 });
+
+// Walks tools/list twice: one at a time with the other checks that walk it.
+schedule(listUnaffected, { primary: 'walks tools/list, with the other checks that walk it' });
+// Client A's and client B's requests must share one connection (on HTTP, one socket): no other traffic on it.
+schedule(interleavedClients, { exclusive: 'interleaves two clients on one connection' });
 
 export const statelessnessChecks = [freshConnection, interleavedClients, listUnaffected];

@@ -12,7 +12,7 @@ import { runShellCommand } from '../harness/command.js';
 import { ACKNOWLEDGED, orderFrames, REQUEST_SCOPED, requestedBy, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
 import type { Exchange, RequestId, RequestOptions, Session } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
-import { defineCheck, describeAnswer, show, VerdictSignal, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, idOf, memoKey, schedule, describeAnswer, show, VerdictSignal, type Fact, type Probe, type SuiteContext } from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';
 import type { JsonObject } from '../model/json.js';
 import { whyNotCallableAsWritten } from './safety.js';
@@ -35,13 +35,26 @@ interface Opened {
 }
 
 /** Open a subscription and wait for its acknowledgment (or the listen request ending) within the request timeout. */
+/**
+ * The shared precondition of every check that listens: a subscriptions/listen
+ * gets an answer of some kind. Once one got nothing at all within the request
+ * timeout, the others report not-observed at once, naming the check that judges it.
+ */
+const listenAnswers = memoKey<Fact<void>>('subscriptions: a listen request is answered');
+
+/** Open a subscription and wait for its acknowledgment (or the listen request ending) within the request timeout. */
 async function open(t: Probe, session: Session, params: JsonObject, subs: Subscription[], opts: RequestOptions = {}): Promise<Opened> {
+  const fact = t.ctx.run.memo(listenAnswers, (): Fact<void> => ({ owner: acknowledgedFirst }));
+  if (t.check !== fact.owner) t.requires(fact);
   const sub = session.listen(params, opts);
   subs.push(sub);
   const ms = t.ctx.settings.requestTimeoutMs;
   const ack = await Promise.race([sub.acknowledgment(ms), sub.ended.then(() => undefined)]);
   const found = ack ?? sub.messages.find((m) => m.msg.method === ACKNOWLEDGED);
   if (found) return { sub, ack: found };
+  if (sub.open && sub.messages.length === 0) {
+    fact.failed ??= `a subscriptions/listen request (connection ${session.connection}) got no acknowledgment and no answer within ${ms / 1000} s`;
+  }
   if (!sub.open) {
     const end = await sub.ended;
     const why = end.exchange ? `subscriptions/listen was answered with ${describeAnswer(end.exchange)}` : `subscriptions/listen ended: ${end.error?.message}`;
@@ -52,7 +65,7 @@ async function open(t: Probe, session: Session, params: JsonObject, subs: Subscr
 
 /** The acknowledgment, or not-observed (the acknowledgment itself is judged by subscriptions/acknowledged-first). */
 function requireAck(t: Probe, o: Opened): SubscriptionMessage {
-  if (!o.ack) t.notObserved(`the subscription was not acknowledged (${o.why}); see subscriptions/acknowledged-first`);
+  if (!o.ack) t.notObserved(`the subscription was not acknowledged (${o.why}); see ${idOf(acknowledgedFirst)}`);
   return o.ack;
 }
 
@@ -603,6 +616,19 @@ export const gracefulClose = defineCheck({
   },
 });
 
+// Scheduling needs, declared. These change the tool list with the configured
+// listChanged trigger: they need the server to themselves.
+for (const c of [subscriptionIdTagged, onlyRequested, noRequestScoped, listChanged, demultiplex, cancelEnds]) {
+  schedule(c, { exclusive: 'changes the tool list (the listChanged trigger)' });
+}
+// Every subscription check listens on the first connection (graceful-close on its own, closing it),
+// one at a time: what a server still sends for a cancelled subscription lands where it was opened.
+for (const c of [acknowledgedFirst, subscriptionIdTagged, onlyRequested, httpSse, noRequestScoped, listChanged, demultiplex, cancelEnds, gracefulClose]) {
+  schedule(c, { primary: 'listens on the first connection' });
+}
+// Cancels a subscription and then changes the tool list: after every other check that listens on the primary connection.
+schedule(cancelEnds, { after: [acknowledgedFirst, subscriptionIdTagged, onlyRequested, httpSse, noRequestScoped, listChanged, demultiplex] });
+
 export const subscriptionChecks = [
   acknowledgedFirst,
   subscriptionIdTagged,
@@ -611,7 +637,6 @@ export const subscriptionChecks = [
   noRequestScoped,
   listChanged,
   demultiplex,
-  // Cancels a subscription and then changes the tool list: last of the checks that listen.
   cancelEnds,
   gracefulClose,
 ];

@@ -16,7 +16,8 @@ import { argumentRun, type ArgumentRun, type CallRecord } from './args/calls.js'
 import { explore, type Exploration, type Problem } from './args/explore.js';
 import type { ValidPlan } from './args/generate.js';
 import { mutantsOf, type Mutant } from './args/mutate.js';
-import { defineCheck, show, type Probe, type Rule } from './check.js';
+import { defineCheck, idOf, schedule, show, type Probe, type Rule } from './check.js';
+import { inputSchemaValid, outputSchemaValid } from './tools-list.js';
 import { canonical, isObject, type JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
 
@@ -77,7 +78,7 @@ function callText(record: CallRecord): string {
 function planFor(t: Probe, run: ArgumentRun, tool: JsonObject): Extract<ValidPlan, { ok: true }> {
   const plan = run.validPlan(tool);
   if (plan.ok) return plan;
-  if (plan.invalidSchema) t.skip(`${plan.reason} (judged by tools-list/input-schema-valid)`);
+  if (plan.invalidSchema) t.skip(`${plan.reason} (judged by ${idOf(inputSchemaValid)})`);
   return t.notObserved(plan.reason);
 }
 
@@ -271,7 +272,7 @@ export const validResult = defineCheck({
           const { def, errors: schemaErrors } = resultSchemaErrors(t, ex);
           t.markSchemaJudged(ex);
           if (schemaErrors.length) {
-            problems.push({ expected: `a result valid against ${def} (content blocks are judged by tools-call/content-blocks)`, actual: schemaErrors.join('; ') });
+            problems.push({ expected: `a result valid against ${def} (content blocks are judged by ${idOf(contentBlocks)})`, actual: schemaErrors.join('; ') });
           }
           return problems;
         },
@@ -392,7 +393,7 @@ export const structuredContentValid = defineCheck({
     async run(t, tool) {
       const compiled = checkJsonSchema(tool.outputSchema);
       const validate = compiled.validate;
-      if (!validate) return t.skip(`the outputSchema is not a valid JSON Schema (judged by tools-list/output-schema-valid): ${compiled.errors.join('; ')}`);
+      if (!validate) return t.skip(`the outputSchema is not a valid JSON Schema (judged by ${idOf(outputSchemaValid)}): ${compiled.errors.join('; ')}`);
       await exploreValid(
         t,
         tool,
@@ -690,6 +691,9 @@ function errorProblems(ex: Exchange, modern: boolean): Problem[] {
   return out;
 }
 
+// Every tools-call check calls the tools the first connection listed, sharing one set of calls
+// (suites/args/calls.ts): they run on that connection, one at a time, as a client that listed them would.
+const PRIMARY = 'calls the tools the first connection listed';
 export const toolsCallChecks = [
   validResult,
   contentBlocks,
@@ -702,3 +706,4 @@ export const toolsCallChecks = [
   validationErrorCategory,
   errorResponseShape,
 ];
+for (const c of toolsCallChecks) schedule(c, { primary: PRIMARY });

@@ -4,7 +4,7 @@
 import { checkJsonSchema } from '../harness/jsonschema.js';
 import { findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
 import type { ListWalk } from '../harness/walk.js';
-import { defineCheck, show, type Probe } from './check.js';
+import { defineCheck, schedule, show, type Probe } from './check.js';
 import { judgeOrder, walkAgain, walked } from './lists.js';
 import { JsonObject, canonical } from '../model/json.js';
 
@@ -236,6 +236,7 @@ export const xMcpHeader = defineCheck({
   },
 });
 
+// Walks and re-walks tools/list: on the first connection, one at a time, so no other walk of the list interleaves.
 export const toolsListChecks = [
   resultSchema,
   deterministicOrder,
@@ -246,3 +247,4 @@ export const toolsListChecks = [
   outputSchemaValid,
   xMcpHeader,
 ];
+for (const c of toolsListChecks) schedule(c, { primary: 'walks tools/list on the first connection' });

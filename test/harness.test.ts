@@ -10,7 +10,9 @@ import { LineSplitter } from '../harness/lines.js';
 import { encodeHeaderValue, findHeaderAnnotations, mirrorHeaders } from '../harness/protocol.js';
 import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
+import { withAbortScope } from '../harness/scope.js';
 import { Session } from '../harness/session.js';
+import { TimeoutLedger } from '../harness/timeouts.js';
 
 describe('LineSplitter', () => {
   it('splits lines across chunks and strips CR', () => {
@@ -163,6 +165,92 @@ describe('Session', () => {
     void s.notify('notifications/cancelled', { requestId: 1 });
     expect((await waiting)?.msg.method).toBe('notifications/tools/list_changed');
     expect(await s.waitForMessage(() => false, 10)).toBeUndefined();
+  });
+});
+
+describe('TimeoutLedger: at most one full timeout per tool or method', () => {
+  const silentSession = (timeouts: TimeoutLedger, fullMs: number, answers: (m: any) => boolean = () => false) => {
+    const transport = new ScriptedTransport((m, _reply, t) => {
+      if (answers(m)) t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', content: [] } }));
+    });
+    const s = new Session(transport, {
+      connection: 1,
+      revision: '2026-07-28',
+      redactor: new Redactor(),
+      schema: ProtocolSchema.load('2026-07-28'),
+      requestTimeoutMs: fullMs,
+      clock: () => 0,
+      timeouts,
+    });
+    return { s, transport };
+  };
+
+  it('waits the full timeout once, probes once, then fails at once naming the first timeout', async () => {
+    const ledger = new TimeoutLedger(200);
+    const { s, transport } = silentSession(ledger, 200);
+    await s.start();
+    const call = () => s.request('tools/call', { name: 'quiet', arguments: {} });
+    let t0 = Date.now();
+    await expect(call()).rejects.toBeInstanceOf(RequestTimeoutError);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
+    t0 = Date.now();
+    await expect(call()).rejects.toThrow(/a short probe: an earlier request to tools\/call "quiet" on connection 1 got no answer within 0.2 s/);
+    expect(Date.now() - t0).toBeLessThan(190);
+    const sentBefore = transport.sent.length;
+    await expect(call()).rejects.toThrow(/^no answer to tools\/call "quiet": an earlier request to it \(connection 1, id .*\) got none within 0.2 s.*not waited for again$/);
+    expect(transport.sent.length, 'a request known to be silent is not sent').toBe(sentBefore);
+  });
+
+  it('gives another tool its own full wait once the method has answered anything', async () => {
+    const ledger = new TimeoutLedger(150);
+    const { s } = silentSession(ledger, 150, (m) => m.params?.name === 'loud');
+    await s.start();
+    await s.request('tools/call', { name: 'loud', arguments: {} });
+    await expect(s.request('tools/call', { name: 'quiet', arguments: {} })).rejects.toBeInstanceOf(RequestTimeoutError);
+    expect(ledger.plan('tools/call', { name: 'other' }, 150)).toEqual({ timeoutMs: 150 });
+    expect(ledger.plan('tools/call', { name: 'quiet' }, 150).timeoutMs).toBeLessThan(150);
+    // A request with its own timeout is the caller's business.
+    expect(ledger.plan('tools/call', { name: 'quiet' }, 50)).toEqual({ timeoutMs: 50 });
+  });
+
+  it('probes each other tool briefly while the method never answered, and an answer clears the record', async () => {
+    const ledger = new TimeoutLedger(1000);
+    ledger.timedOut('tools/call', { name: 'a' }, { timeoutMs: 1000 }, 1, 1);
+    expect(ledger.plan('tools/call', { name: 'b' }, 1000).timeoutMs).toBe(ledger.firstProbeMs);
+    ledger.answered('tools/call', { name: 'a' });
+    expect(ledger.plan('tools/call', { name: 'a' }, 1000)).toEqual({ timeoutMs: 1000 });
+    expect(ledger.plan('tools/call', { name: 'b' }, 1000)).toEqual({ timeoutMs: 1000 });
+  });
+});
+
+describe('Session collaborators', () => {
+  it('tells each frame its owner: the abort scope of the work that sent the request', async () => {
+    const { s } = session((m, _reply, t) => t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete' } })));
+    await s.start();
+    const mine = new AbortController().signal;
+    const owners: Array<[string, AbortSignal | undefined]> = [];
+    s.tap((f, owner) => owners.push([f.dir, owner]));
+    await withAbortScope(mine, () => s.request('ping'));
+    await s.request('ping');
+    expect(owners).toEqual([
+      ['out', mine],
+      ['in', mine],
+      ['out', undefined],
+      ['in', undefined],
+    ]);
+  });
+
+  it('ends every wait when the connection closes, so no timer outlives the run', async () => {
+    const { s } = session(() => {});
+    await s.start();
+    const t0 = Date.now();
+    const waiting = s.waitForMessage(() => false, 60_000);
+    const sub = s.listen({ notifications: { toolsListChanged: true } });
+    const acked = sub.acknowledgment(60_000);
+    await s.close();
+    expect(await waiting).toBeUndefined();
+    expect(await acked).toBeUndefined();
+    expect(Date.now() - t0).toBeLessThan(5000);
   });
 });
 

@@ -47,9 +47,11 @@ describe('kill matrix, legacy era', () => {
     for (const c of catalogue.filter((c) => c.area === 'lifecycle')) expect(c.revisions).toEqual(['legacy']);
   });
 
+  // Each run is its own server process(es) and waits mostly on I/O: the runs go concurrently
+  // (vitest's maxConcurrency), each asserting through its own test context's expect.
   for (const transport of ['stdio', 'http'] as const) {
-    describe(transport, () => {
-      it('the reference server passes every check of the legacy era (skips only where the transport or the era does not apply)', async () => {
+    describe.concurrent(transport, () => {
+      it('the reference server passes every check of the legacy era (skips only where the transport or the era does not apply)', async ({ expect }) => {
         const result = await run(transport);
         const info = describeRun(result);
         expect(result.aborted, info).toBeUndefined();
@@ -70,7 +72,7 @@ describe('kill matrix, legacy era', () => {
         (c) => c.transports.includes(transport) && (c.revisions.length === 1 || transport === 'stdio' || !c.transports.includes('stdio')),
       );
       for (const check of proven) {
-        it(`--break ${check.id} is caught by ${check.id} alone`, async () => {
+        it(`--break ${check.id} is caught by ${check.id} alone`, async ({ expect }) => {
           const result = await run(transport, '--break', check.id);
           const info = describeRun(result);
           expect(result.aborted, info).toBeUndefined();

@@ -16,7 +16,7 @@
 import { AbortedError, HarnessError, RequestTimeoutError } from '../../harness/errors.js';
 import { continueRequest, INPUT_CAPABILITIES } from '../../harness/mrtr.js';
 import type { Exchange, Session } from '../../harness/session.js';
-import type { SuiteContext } from '../check.js';
+import { memoKey, type SuiteContext } from '../check.js';
 import { validArguments, type ValidPlan } from './generate.js';
 import type { Mutant } from './mutate.js';
 import { whyNotCallable, whyNotCallableAsWritten } from '../safety.js';
@@ -89,16 +89,11 @@ export function parseReplay(text: string): { path: string; tool: string } | null
   return m ? { path: m[1]!, tool: m[2]! } : null;
 }
 
-const runs = new WeakMap<SuiteContext, ArgumentRun>();
+const runs = memoKey<ArgumentRun>('tools-call: the generated calls');
 
 /** The argument suite's state for this run. */
 export function argumentRun(ctx: SuiteContext): ArgumentRun {
-  let r = runs.get(ctx);
-  if (!r) {
-    r = new ArgumentRun(ctx);
-    runs.set(ctx, r);
-  }
-  return r;
+  return ctx.run.memo(runs, () => new ArgumentRun(ctx));
 }
 
 export class ArgumentRun {

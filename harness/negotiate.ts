@@ -1,7 +1,10 @@
 /**
- * How a run settles the protocol era on its first connection, and what it
- * learns there (basic/versioning "Backward Compatibility with
- * Initialization-Based Versions"):
+ * Era negotiation, in one place: how a run settles the protocol era on its
+ * first connection (the server/discover probe, the fallback, the legacy
+ * handshake), and what it learns there (basic/versioning "Backward
+ * Compatibility with Initialization-Based Versions"). The engine makes one
+ * call, `openEra`; the pieces it uses are harness/era.ts (the probe and the
+ * era profiles) and harness/legacy.ts (the initialize handshake).
  *
  * - `auto` (the default): probe with server/discover. A result or a
  *   recognized modern error: modern. Any other error, an HTTP 4xx without a
@@ -13,16 +16,29 @@
  * - `legacy` (`--spec 2025-11-25`): the initialize handshake straight away;
  *   a modern-only server is named as such.
  */
-import { describeError, LEGACY_REVISION, MODERN_REVISION, modernProfile, probeEra, recognizedModernError, type EraProbe } from '../harness/era.js';
-import { initializeCapabilities, legacyClientProfile, legacyHandshake, type Handshake } from '../harness/legacy.js';
-import type { ProtocolSchema } from '../harness/schema.js';
-import type { Exchange, Session } from '../harness/session.js';
-import type { Target } from '../harness/target.js';
-import type { Discovery } from '../suites/check.js';
+import { describeError, LEGACY_REVISION, MODERN_REVISION, modernProfile, probeEra, recognizedModernError, type EraProbe } from './era.js';
+import { initializeCapabilities, legacyClientProfile, legacyHandshake, type Handshake } from './legacy.js';
+import type { ProtocolSchema } from './schema.js';
+import type { Exchange, Session } from './session.js';
+import type { Target } from './target.js';
 import { isObject, type JsonObject } from '../model/json.js';
 import type { Era, EraInfo } from '../model/wire.js';
 
 export type EraMode = 'auto' | 'modern' | 'legacy';
+
+/**
+ * What the server told the run about itself on the first connection: its
+ * server/discover answer (modern), or its initialize answer (legacy).
+ */
+export interface Discovery {
+  /** server/discover (modern) or initialize (legacy). */
+  exchange?: Exchange;
+  capabilities?: JsonObject;
+  /** Why discovery gave nothing usable. */
+  problem?: string;
+  /** Legacy: the primary connection's handshake. */
+  handshake?: Handshake;
+}
 
 export interface EraOptions {
   mode: EraMode;

@@ -1,0 +1,84 @@
+/**
+ * Speed without a different answer: checks run concurrently (--jobs), the
+ * report order and every verdict are the same for --jobs 1 and the default,
+ * results stream in report order, no run idles after its summary, and the
+ * slow reference variants (a listen answered as a JSON body that never
+ * completes, a tools/call never answered) end within 2x --timeout.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../engine/config.js';
+import { defaultJobs, runConformance, type ResultEvent } from '../engine/run.js';
+import { catalogue } from '../suites/index.js';
+import type { RunResult } from '../model/results.js';
+import type { TransportKind } from '../model/wire.js';
+import { describeRun, freePort, referenceCommand, ROOT, runCli, tempDir } from './helpers.js';
+
+const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
+const SEED = 20261130;
+
+async function run(transport: TransportKind, opts: { jobs?: number; serverArgs?: string[]; timeoutMs?: number; onResult?: (e: ResultEvent) => void } = {}): Promise<RunResult> {
+  const base = { config, seed: SEED, runs: 5, requestTimeoutMs: opts.timeoutMs ?? 5000, jobs: opts.jobs, onResult: opts.onResult };
+  const args = opts.serverArgs ?? [];
+  if (transport === 'stdio') return runConformance({ command: referenceCommand(...args), ...base });
+  const port = await freePort();
+  return runConformance({ command: referenceCommand('--http', String(port), ...args), url: `http://127.0.0.1:${port}/mcp`, ...base });
+}
+
+const verdicts = (r: RunResult) => r.checks.flatMap((c) => c.results.map((x) => `${c.id} [${x.subject}] ${x.verdict}`));
+
+describe('concurrent checks', () => {
+  it('declares its scheduling needs with check objects that come earlier in the catalogue', () => {
+    for (const [i, check] of catalogue.entries()) {
+      for (const dep of check.after ?? []) {
+        expect(catalogue.indexOf(dep), `${check.id} runs after ${dep.id}`).toBeGreaterThanOrEqual(0);
+        expect(catalogue.indexOf(dep), `${check.id} runs after ${dep.id}`).toBeLessThan(i);
+      }
+    }
+    expect(catalogue.filter((c) => c.exclusive).length).toBeGreaterThan(0);
+  });
+
+  for (const transport of ['stdio', 'http'] as const) {
+    it.concurrent(`${transport}: the same report order and verdicts for --jobs 1 and the default (${defaultJobs(transport)}), streamed in report order`, async ({ expect }) => {
+      const streamed: ResultEvent[] = [];
+      const [one, many] = await Promise.all([run(transport, { jobs: 1 }), run(transport, { onResult: (e) => streamed.push(e) })]);
+      expect(one.exitCode, describeRun(one)).toBe(0);
+      expect(verdicts(many), describeRun(many)).toEqual(verdicts(one));
+      expect(streamed.map((e) => e.index)).toEqual(many.checks.map((_, i) => i));
+      expect(streamed.map((e) => e.result)).toEqual(many.checks);
+      expect(new Set(streamed.map((e) => e.total))).toEqual(new Set([many.checks.length]));
+    });
+  }
+
+  it('exits as soon as the reports are written: at most 0.5 s after the run', async () => {
+    const dir = tempDir();
+    const json = join(dir, 'r.json');
+    // No configuration file: the notification waits are the default 5 s, the request timeout 3 s.
+    const r = await runCli(['--server', referenceCommand(), '--timeout', '3000', '--json', json, '--junit', join(dir, 'r.xml')]);
+    const exited = Date.now();
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as RunResult;
+    const ended = Date.parse(report.startedAt) + report.durationMs;
+    expect(exited - ended, 'time from the end of the run to the exit of the process (ms)').toBeLessThanOrEqual(500);
+  });
+
+  // The default timeout (10 s): each variant must end within 20 s. One at a time, so the
+  // runs do not slow each other down on a small machine.
+  for (const transport of ['stdio', 'http'] as const) {
+    for (const behave of ['json-listen', 'silent-call'] as const) {
+      it(`${transport}: --behave ${behave} ends within 2x --timeout`, async () => {
+        const r = await run(transport, { serverArgs: ['--behave', behave], timeoutMs: 10_000 });
+        expect(r.aborted, describeRun(r)).toBeUndefined();
+        expect(r.durationMs).toBeLessThanOrEqual(20_000);
+        // Whoever depends on the silent listen says so, naming the check that judges it.
+        if (behave === 'json-listen') {
+          const dependants = r.checks.filter((c) => c.id.startsWith('subscriptions/') && c.id !== 'subscriptions/acknowledged-first');
+          for (const c of dependants) {
+            for (const x of c.results) if (x.verdict === 'not-observed') expect(x.reason).toMatch(/judged by subscriptions\/acknowledged-first|applies to/);
+          }
+        }
+      }, 60_000);
+    }
+  }
+});
