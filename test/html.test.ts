@@ -58,7 +58,7 @@ describe('HTML report in headless Chromium', () => {
       expect(await failed.getAttribute('open')).not.toBeNull(); // failures are open
       const text = await failed.innerText();
       expect(text).toContain('MUST NOT vary per-connection or as a side effect of other requests on the connection.');
-      expect(text).toMatch(/Expected\s+the same \d+ tool name\(s\) on connection 2/);
+      expect(text).toMatch(/Expected\s+the same \d+ tool name\(s\) on connection \d+/);
       expect(text).toMatch(/Actual\s+missing there/);
       expect(await failed.locator('pre.wire').innerText()).toMatch(/→ .*"method":"tools\/list"/);
       expect(await failed.locator('.spec a').getAttribute('href')).toBe('https://modelcontextprotocol.io/specification/draft/server/tools#capabilities');

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { runConformance, type CheckResult } from '../lib/index.js';
+import { runConformance } from '../lib/index.js';
 import { referenceCommand, ROOT, tempDir } from './helpers.js';
 import { FAIL_BREAK } from './gate-helpers.js';
 
@@ -21,7 +21,7 @@ describe('runConformance (library)', () => {
       checks: ['tools-list/*'],
       skip: ['tools-list/x-*'],
       baseline: { path: '(inline)', entries: [{ check: FAIL_BREAK, reason: 'known' }] },
-      onResult: (c: CheckResult, i, n) => void seen.push([c.id, i, n]),
+      onResult: (e) => void seen.push([e.result.id, e.index, e.total]),
     });
     expect(run.exitCode).toBe(0);
     expect(seen.map(([id]) => id)).toEqual(run.checks.map((c) => c.id));
