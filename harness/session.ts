@@ -14,7 +14,7 @@ import type { StopOutcome } from './process.js';
 import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { currentAbortScope } from './scope.js';
-import { Subscription, SUBSCRIPTION_NOTIFICATIONS, subscriptionIdOf, type Attribution } from './subscription.js';
+import { Subscription, subscriptionIdOf } from './subscription.js';
 import { SubscriptionRouter } from './subscription-router.js';
 import { TimeoutLedger, type WaitPlan } from './timeouts.js';
 import { MAX_VIOLATIONS, ViolationLog } from './violation-log.js';
