@@ -20,7 +20,7 @@ import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args
 import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import { resultSchema } from '../suites/tools-list.js';
-import { openEra, type EraMode } from '../harness/negotiate.js';
+import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
 import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
@@ -307,22 +307,7 @@ interface LaneState {
 /** Open the target, settle the era (one call: probe, fallback, handshake), and build the context the checks share. */
 async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Target; primary?: Session; ready?: Ready }> {
   const { o, result, transport } = prep;
-  const t = await Target.open({
-    command: o.command,
-    url: o.url,
-    headers: o.headers ?? {},
-    env: o.env ?? {},
-    cwd: o.cwd,
-    revision: prep.modernRevision,
-    schema: prep.schema,
-    redactor: prep.redactor,
-    requestTimeoutMs: o.requestTimeoutMs,
-    maxMessageBytes: o.maxMessageBytes,
-    startupTimeoutMs: o.startupTimeoutMs,
-    shutdownGraceMs: o.shutdownGraceMs,
-    clock: prep.clock,
-    runSignal: signal,
-  });
+  const t = await openTarget(prep, signal);
   const sessions: Session[] = [];
   const opening = await openEra(t, {
     mode: prep.mode,
@@ -340,15 +325,83 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
   if (opening.era) result.era = opening.era;
   if (opening.server) result.server = opening.server;
   const era = opening.era?.era ?? 'modern';
-  const discovery = opening.discovery;
   const jobs = Math.max(1, o.jobs ?? defaultJobs(transport));
   const lanes: Lane[] = Array.from({ length: jobs }, (_, index) => ({ index }));
   lanes[0]!.primary = opening.primary;
   const first = lanes[0]!;
+  const basis: Basis = { prep, t, opening, era, first, sessions };
 
+  const walks = listWalks(basis);
+  const laneScope = new AsyncLocalStorage<LaneState>();
+  const current = () => laneScope.getStore();
+  const ctx = suiteContext(basis, signal, walks.walk, current);
+  const keeper = primaryKeeper(basis, walks.forgetPrimary);
+  return {
+    target: t,
+    primary: opening.primary,
+    ready: {
+      target: t,
+      ctx,
+      era,
+      lanes,
+      ensurePrimary: keeper.ensurePrimary,
+      gaveUp: keeper.gaveUp,
+      checkSessions: () => current()?.sessions ?? [],
+      onLane: (lane, alone, fn) => laneScope.run({ lane: lane.shared ? first : lane, alone, sessions: [] }, fn),
+      observer: (mine) => {
+        const state = current();
+        return (session, owner) => {
+          if (owner === mine || !state || state.alone) return true;
+          return owner === undefined && (session === state.lane.primary || state.sessions.includes(session));
+        };
+      },
+    },
+  };
+}
+
+/** What `open` has settled before it builds the rest: the target, the opening and its era, the first lane, every connection of the run. */
+interface Basis {
+  prep: Prepared;
+  t: Target;
+  opening: Opening;
+  era: Era;
+  /** The first lane (the run's first connection). */
+  first: Lane;
+  /** Every connection the run opened (the wire-wide checks read them all). */
+  sessions: Session[];
+}
+
+/** Open the target (Target.open: validate it, launch a command + URL server) with the run's options. */
+function openTarget(prep: Prepared, signal: AbortSignal): Promise<Target> {
+  const { o } = prep;
+  return Target.open({
+    command: o.command,
+    url: o.url,
+    headers: o.headers ?? {},
+    env: o.env ?? {},
+    cwd: o.cwd,
+    revision: prep.modernRevision,
+    schema: prep.schema,
+    redactor: prep.redactor,
+    requestTimeoutMs: o.requestTimeoutMs,
+    maxMessageBytes: o.maxMessageBytes,
+    startupTimeoutMs: o.startupTimeoutMs,
+    shutdownGraceMs: o.shutdownGraceMs,
+    clock: prep.clock,
+    runSignal: signal,
+  });
+}
+
+/** The run's memoized list walks, and how the first lane's are dropped when its connection is replaced. */
+interface Walks {
+  walk: SuiteContext['walk'];
+  forgetPrimary: () => void;
+}
+
+function listWalks({ prep, t, first, sessions }: Basis): Walks {
   const primaryWalks = new Map<ListMethod, Promise<ListWalk>>();
   const freshWalks = new Map<ListMethod, Promise<ListWalk>>();
-  const walkOn = (s: Session, method: ListMethod) => walkList(s, method, LIST_METHODS[method], { maxPages: o.maxPages });
+  const walkOn = (s: Session, method: ListMethod) => walkList(s, method, LIST_METHODS[method], { maxPages: prep.o.maxPages });
   // The fresh walks of every list share one second connection (stdio: one more process), open until the run ends.
   let freshConnection: Promise<Session> | undefined;
   const freshSession = async (): Promise<Session> => {
@@ -373,11 +426,20 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
     }
     return w;
   };
+  return { walk, forgetPrimary: () => primaryWalks.clear() };
+}
 
-  const laneScope = new AsyncLocalStorage<LaneState>();
-  const current = () => laneScope.getStore();
+/** The context the checks share; `current` is the lane state of the check running here. */
+function suiteContext(
+  { prep, t, opening, era, first, sessions }: Basis,
+  signal: AbortSignal,
+  walk: SuiteContext['walk'],
+  current: () => LaneState | undefined,
+): SuiteContext {
+  const { o, transport } = prep;
+  const discovery = opening.discovery;
   const run = new Run();
-  const ctx: SuiteContext = {
+  return {
     run,
     transport,
     revision: opening.revision,
@@ -410,7 +472,12 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
     // The schema of the era the run speaks (2025-11-25 results have no resultType).
     protocolSchema: era === 'legacy' ? prep.legacySchema : prep.schema,
   };
+}
 
+/** How lanes get their connection (and a died server back); `gaveUp` says why no restart is left. */
+function primaryKeeper({ prep, t, opening, era, first, sessions }: Basis, forgetPrimary: () => void): Pick<Ready, 'ensurePrimary' | 'gaveUp'> {
+  const { o, transport } = prep;
+  const discovery = opening.discovery;
   let restarts = 0;
   let gaveUp: string | undefined;
   /**
@@ -442,30 +509,10 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
     }
     lane.primary = await t.connect();
     sessions.push(lane.primary);
-    if (lane === first) primaryWalks.clear();
+    if (lane === first) forgetPrimary();
     return true;
   };
-  return {
-    target: t,
-    primary: opening.primary,
-    ready: {
-      target: t,
-      ctx,
-      era,
-      lanes,
-      ensurePrimary,
-      gaveUp: () => gaveUp,
-      checkSessions: () => current()?.sessions ?? [],
-      onLane: (lane, alone, fn) => laneScope.run({ lane: lane.shared ? first : lane, alone, sessions: [] }, fn),
-      observer: (mine) => {
-        const state = current();
-        return (session, owner) => {
-          if (owner === mine || !state || state.alone) return true;
-          return owner === undefined && (session === state.lane.primary || state.sessions.includes(session));
-        };
-      },
-    },
-  };
+  return { ensurePrimary, gaveUp: () => gaveUp };
 }
 
 /**

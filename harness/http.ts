@@ -198,7 +198,6 @@ export class HttpTransport implements Transport {
   ): Promise<SendOutcome> {
     const sink = this.sink!;
     const lib = this.url.protocol === 'https:' ? https : http;
-    const max = this.opts.maxMessageBytes;
     return new Promise<SendOutcome>((resolve, reject) => {
       if (this.closed) return reject(new TransportError('connection closed'));
       let req!: http.ClientRequest;
@@ -219,133 +218,44 @@ export class HttpTransport implements Transport {
         sent.on('response', onResponse);
         sent.end(body);
       };
-      const onResponse = (res: http.IncomingMessage) => {
-        const status = res.statusCode ?? 0;
-        const assigned = res.headers['mcp-session-id'];
-        if (this.legacy && this.legacySessionId === undefined && typeof assigned === 'string' && assigned !== '') {
-          this.legacySessionId = assigned;
-        }
-        const contentType = String(res.headers['content-type'] ?? '');
-        const declaredSse = contentType.toLowerCase().startsWith('text/event-stream');
-        const httpInfo: HttpInfo = { status, contentType, stream: declaredSse, ...origin };
-        if (early) {
-          resolve({ http: httpInfo });
-          // A GET answered without a stream (405: none offered) carries nothing for the session.
-          if (!declaredSse || status < 200 || status >= 300) {
-            res.resume();
-            return;
-          }
-        }
-        let delivered = false;
-        let oversized = false;
-        let snippet = '';
-        res.on('aborted', () => {});
-        res.on('error', () => {});
-        // The body is an SSE stream when the server says so, or (judged elsewhere)
-        // when it streams SSE events under another content type.
-        let mode: 'sse' | 'body' | undefined = declaredSse ? 'sse' : undefined;
-        let head = '';
-        const decoder = new StringDecoder('utf8');
-        // Well-formedness of the stream's bytes, checked as they come (one violation per answer).
-        const strict = new TextDecoder('utf-8', { fatal: true });
-        let badUtf8 = false;
-        const checkUtf8 = (chunk: Buffer) => {
-          if (badUtf8) return;
-          try {
-            strict.decode(chunk, { stream: true });
-          } catch {
-            badUtf8 = true;
-            sink.violation('not-utf8', `an HTTP ${mode === 'sse' ? 'SSE stream' : 'response body'} is not well-formed UTF-8 (read with replacement characters)`, chunk.subarray(0, 256).toString('utf8'));
-          }
-        };
-        // SSE: characters fed since the last complete event; past `max` the event is dropped up to its end.
-        let since = 0;
-        let discarding = false;
-        let tail = '';
-        const parser = createParser({
-          onEvent: (event) => {
-            since = 0;
-            if (event.data.trim() === '') return;
-            delivered = true;
-            sink.message(event.data, httpInfo);
-          },
-        });
-        const feedSse = (text: string) => {
-          if (discarding) {
-            const joined = tail + text;
-            const end = eventBoundary(joined);
-            if (end === -1) {
-              tail = joined.slice(-3);
-              return;
-            }
-            discarding = false;
-            tail = '';
-            text = joined.slice(end);
-          }
-          since += text.length;
-          parser.feed(text);
-          if (since > max) {
-            oversized = true;
-            sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes) and was dropped`, text.slice(0, 256));
-            parser.reset({ consume: false });
-            discarding = true;
-            since = 0;
-          }
-        };
-        const parts: Buffer[] = [];
-        let size = 0;
-        const feed = (chunk: Buffer) => {
-          if (mode === 'sse') {
-            checkUtf8(chunk);
-            return feedSse(decoder.write(chunk));
-          }
-          if (oversized) return;
-          size += chunk.length;
-          if (size > max) {
-            oversized = true;
-            const excerpt = Buffer.concat([...parts, chunk].slice(0, 2)).subarray(0, 256).toString('utf8');
-            sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes) and was dropped`, excerpt);
-            parts.length = 0;
-            req.destroy();
-            return;
-          }
-          parts.push(chunk);
-        };
-        res.on('data', (chunk: Buffer) => {
-          if (mode === undefined) {
-            head += chunk.toString('latin1');
-            parts.push(chunk);
-            const start = head.trimStart();
-            if (start === '' && head.length < 1024) return;
-            mode = SSE_START.test(start) ? 'sse' : 'body';
-            httpInfo.stream = mode === 'sse';
-            const buffered = Buffer.concat(parts);
-            parts.length = 0;
-            feed(buffered);
-            return;
-          }
-          feed(chunk);
-        });
-        res.on('end', () => {
-          if (mode === 'sse') return;
-          const bytes = Buffer.concat(parts);
-          const body = bytes.toString('utf8');
-          if (body.trim() === '') return;
-          // An HTTP error answer (401, 404, ...) may carry any body; only a JSON-RPC one is a message.
-          const ok = status >= 200 && status < 300;
-          if ((/json/i.test(contentType) || /^\s*[{[]/.test(body)) && (ok || /"jsonrpc"\s*:/.test(body))) {
-            delivered = true;
-            if (!isUtf8(bytes)) checkUtf8(bytes);
-            sink.message(body, httpInfo);
-          } else {
-            snippet = body.slice(0, 200);
-          }
-        });
-        res.on('close', () =>
-          resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }), ...(oversized ? { oversized } : {}) }),
-        );
-      };
+      const onResponse = (res: http.IncomingMessage) => this.onAnswer(res, { sink, early, origin, destroy: () => req.destroy() }, resolve);
       start(false);
+    });
+  }
+
+  /**
+   * The answer to an exchange: note a legacy session id, resolve at once for
+   * `early` (the GET stream), and read the body for the session.
+   */
+  private onAnswer(
+    res: http.IncomingMessage,
+    how: { sink: TransportSink; early: boolean; origin: Pick<HttpInfo, 'requestId' | 'notification'>; destroy: () => void },
+    resolve: (outcome: SendOutcome) => void,
+  ): void {
+    const status = res.statusCode ?? 0;
+    const assigned = res.headers['mcp-session-id'];
+    if (this.legacy && this.legacySessionId === undefined && typeof assigned === 'string' && assigned !== '') {
+      this.legacySessionId = assigned;
+    }
+    const contentType = String(res.headers['content-type'] ?? '');
+    const declaredSse = contentType.toLowerCase().startsWith('text/event-stream');
+    const httpInfo: HttpInfo = { status, contentType, stream: declaredSse, ...how.origin };
+    if (how.early) {
+      resolve({ http: httpInfo });
+      // A GET answered without a stream (405: none offered) carries nothing for the session.
+      if (!declaredSse || status < 200 || status >= 300) {
+        res.resume();
+        return;
+      }
+    }
+    const read = bodyReader({ sink: how.sink, httpInfo, status, contentType, declaredSse, max: this.opts.maxMessageBytes, destroy: how.destroy });
+    res.on('aborted', () => {});
+    res.on('error', () => {});
+    res.on('data', read.data);
+    res.on('end', read.end);
+    res.on('close', () => {
+      const { delivered, snippet, oversized } = read.state;
+      resolve({ http: httpInfo, ...(delivered ? {} : { bodySnippet: snippet }), ...(oversized ? { oversized } : {}) });
     });
   }
 
@@ -400,3 +310,141 @@ function eventBoundary(text: string): number {
   return m ? m.index + m[0].length : -1;
 }
 
+/** One answer whose body is read for the session: where its messages go, its HTTP facts, and how to stop the exchange. */
+interface Answer {
+  sink: TransportSink;
+  httpInfo: HttpInfo;
+  status: number;
+  contentType: string;
+  /** The content type says text/event-stream. */
+  declaredSse: boolean;
+  max: number;
+  /** Stop the exchange (a body past the maximum message size). */
+  destroy: () => void;
+}
+
+/** What reading one answer's body found. */
+interface BodyState {
+  /** A message went to the session. */
+  delivered: boolean;
+  /** Something past the maximum message size was dropped. */
+  oversized: boolean;
+  /** The start of a body that carried no message. */
+  snippet: string;
+}
+
+/** Reads one answer's body: `data` per chunk, `end` when it has ended; `state` says what it found. */
+function bodyReader(a: Answer): { state: BodyState; data: (chunk: Buffer) => void; end: () => void } {
+  const { sink, httpInfo, status, contentType, max } = a;
+  const state: BodyState = { delivered: false, oversized: false, snippet: '' };
+  // The body is an SSE stream when the server says so, or (judged elsewhere)
+  // when it streams SSE events under another content type.
+  let mode: 'sse' | 'body' | undefined = a.declaredSse ? 'sse' : undefined;
+  let head = '';
+  const decoder = new StringDecoder('utf8');
+  const checkUtf8 = utf8Checker(sink, () => (mode === 'sse' ? 'SSE stream' : 'response body'));
+  const feedSse = sseFeeder(sink, httpInfo, max, state);
+  const parts: Buffer[] = [];
+  let size = 0;
+  const feed = (chunk: Buffer) => {
+    if (mode === 'sse') {
+      checkUtf8(chunk);
+      return feedSse(decoder.write(chunk));
+    }
+    if (state.oversized) return;
+    size += chunk.length;
+    if (size > max) {
+      state.oversized = true;
+      const excerpt = Buffer.concat([...parts, chunk].slice(0, 2)).subarray(0, 256).toString('utf8');
+      sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes) and was dropped`, excerpt);
+      parts.length = 0;
+      a.destroy();
+      return;
+    }
+    parts.push(chunk);
+  };
+  const data = (chunk: Buffer) => {
+    if (mode === undefined) {
+      head += chunk.toString('latin1');
+      parts.push(chunk);
+      const start = head.trimStart();
+      if (start === '' && head.length < 1024) return;
+      mode = SSE_START.test(start) ? 'sse' : 'body';
+      httpInfo.stream = mode === 'sse';
+      const buffered = Buffer.concat(parts);
+      parts.length = 0;
+      feed(buffered);
+      return;
+    }
+    feed(chunk);
+  };
+  const end = () => {
+    if (mode === 'sse') return;
+    const bytes = Buffer.concat(parts);
+    const body = bytes.toString('utf8');
+    if (body.trim() === '') return;
+    // An HTTP error answer (401, 404, ...) may carry any body; only a JSON-RPC one is a message.
+    const ok = status >= 200 && status < 300;
+    if ((/json/i.test(contentType) || /^\s*[{[]/.test(body)) && (ok || /"jsonrpc"\s*:/.test(body))) {
+      state.delivered = true;
+      if (!isUtf8(bytes)) checkUtf8(bytes);
+      sink.message(body, httpInfo);
+    } else {
+      state.snippet = body.slice(0, 200);
+    }
+  };
+  return { state, data, end };
+}
+
+/** Well-formedness of the stream's bytes, checked as they come (one violation per answer); `what` names the stream. */
+function utf8Checker(sink: TransportSink, what: () => string): (chunk: Buffer) => void {
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  let badUtf8 = false;
+  return (chunk: Buffer) => {
+    if (badUtf8) return;
+    try {
+      strict.decode(chunk, { stream: true });
+    } catch {
+      badUtf8 = true;
+      sink.violation('not-utf8', `an HTTP ${what()} is not well-formed UTF-8 (read with replacement characters)`, chunk.subarray(0, 256).toString('utf8'));
+    }
+  };
+}
+
+/** An SSE stream's text, fed as it comes: each event with data is a message for the session. */
+function sseFeeder(sink: TransportSink, httpInfo: HttpInfo, max: number, state: BodyState): (text: string) => void {
+  // SSE: characters fed since the last complete event; past `max` the event is dropped up to its end.
+  let since = 0;
+  let discarding = false;
+  let tail = '';
+  const parser = createParser({
+    onEvent: (event) => {
+      since = 0;
+      if (event.data.trim() === '') return;
+      state.delivered = true;
+      sink.message(event.data, httpInfo);
+    },
+  });
+  return (text: string) => {
+    if (discarding) {
+      const joined = tail + text;
+      const end = eventBoundary(joined);
+      if (end === -1) {
+        tail = joined.slice(-3);
+        return;
+      }
+      discarding = false;
+      tail = '';
+      text = joined.slice(end);
+    }
+    since += text.length;
+    parser.feed(text);
+    if (since > max) {
+      state.oversized = true;
+      sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes) and was dropped`, text.slice(0, 256));
+      parser.reset({ consume: false });
+      discarding = true;
+      since = 0;
+    }
+  };
+}

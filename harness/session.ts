@@ -14,7 +14,7 @@ import type { StopOutcome } from './process.js';
 import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { currentAbortScope } from './scope.js';
-import { Subscription, SUBSCRIPTION_NOTIFICATIONS, subscriptionIdOf, type Attribution } from './subscription.js';
+import { Subscription, subscriptionIdOf } from './subscription.js';
 import { SubscriptionRouter } from './subscription-router.js';
 import { TimeoutLedger, type WaitPlan } from './timeouts.js';
 import { MAX_VIOLATIONS, ViolationLog } from './violation-log.js';
@@ -151,6 +151,21 @@ interface Pending {
   cleanup: () => void;
   /** Stop waiting because the suite cancelled the request (HTTP: closes its stream). */
   cancel: () => void;
+}
+
+/** A request `send` has in flight: its pending entry, and how its wait ends (once). */
+interface Flight {
+  id: RequestId;
+  method: string;
+  params: JsonObject | undefined;
+  exchange: Exchange;
+  key: string;
+  pending: Pending;
+  /** Run `fn` if the request is still this flight's pending one, ending the wait. */
+  settle: (fn: () => void) => void;
+  reject: (err: Error) => void;
+  /** Aborts the transport's exchange that carries the request (HTTP: its POST). */
+  http: AbortController;
 }
 
 /** A request the suite cancelled, and whatever the server still sent for it. */
@@ -510,7 +525,6 @@ export class Session {
       return Promise.reject(TimeoutLedger.known(method, params, plan.known));
     }
     return new Promise<Exchange>((resolve, reject) => {
-      const timeoutMs = plan.timeoutMs;
       const http = new AbortController();
       const scope = currentAbortScope();
       // Only a request that went out can be cancelled.
@@ -548,21 +562,8 @@ export class Session {
         this.remember(key, 'abandoned');
         fn();
       };
-      if (Number.isFinite(timeoutMs)) {
-        pending.timer = setTimeout(() => {
-          http.abort();
-          settle(() => {
-            const err = new RequestTimeoutError(method, timeoutMs);
-            if (plan.probe) {
-              err.message += ` (a short probe: an earlier request to ${TimeoutLedger.subject(method, params)} on connection ${plan.probe.connection} got no answer within ${plan.probe.timeoutMs / 1000} s)`;
-            }
-            this.opts.timeouts?.timedOut(method, params, plan, this.opts.connection, id);
-            err.frames = exchange.frames;
-            reject(err);
-            this.notifyAbandoned(id, `no answer within ${timeoutMs} ms`);
-          });
-        }, timeoutMs);
-      }
+      const flight: Flight = { id, method, params, exchange, key, pending, settle, reject, http };
+      this.armTimeout(flight, plan);
       this.pending.set(key, pending);
       this.remember(key, 'pending', scope);
       for (const s of signals) {
@@ -575,36 +576,63 @@ export class Session {
       exchange.frames.push(out);
       sent = true;
       onSent?.(out);
-      const metaVersion = (params?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'];
-      const mirrored = this.kind === 'http' && this.profile.era === 'modern' ? this.headerMirror.headersFor(method, params) : {};
-      const headers = { ...mirrored, ...opts.headers };
-      this.transport
-        .send(text, {
-          id,
-          method,
-          name: mirroredName(method, params),
-          protocolVersion: opts.headerVersion ?? (typeof metaVersion === 'string' ? metaVersion : this.profile.headerVersion),
-          headers,
-          signal: http.signal,
-          era: this.profile.era,
-        })
-        .then((outcome) => {
-          // On HTTP the POST is over: a request still waiting got no JSON-RPC response.
-          if (outcome.http && this.pending.get(key) === pending) {
-            const snippet = outcome.bodySnippet ? `: ${this.opts.redactor.redact(outcome.bodySnippet, { clipped: 'end' })}` : '';
-            const why = outcome.oversized ? ` (its body exceeded the maximum message size and was dropped)` : snippet;
-            settle(() => {
-              const err = new TransportError(
-                `HTTP ${outcome.http!.status} answer to ${method} carried no JSON-RPC response${why}`,
-                outcome.http!.status,
-              );
-              err.frames = exchange.frames;
-              reject(err);
-            });
-          }
-        })
-        .catch((err: Error) => settle(() => reject(err instanceof TransportError ? err : new TransportError(err.message))));
+      this.transmit(text, opts, flight);
     });
+  }
+
+  /** Fail the request in flight when its wait plan's timeout passes without an answer (an infinite one never does). */
+  private armTimeout(f: Flight, plan: WaitPlan): void {
+    const { id, method, params, exchange } = f;
+    const timeoutMs = plan.timeoutMs;
+    if (Number.isFinite(timeoutMs)) {
+      f.pending.timer = setTimeout(() => {
+        f.http.abort();
+        f.settle(() => {
+          const err = new RequestTimeoutError(method, timeoutMs);
+          if (plan.probe) {
+            err.message += ` (a short probe: an earlier request to ${TimeoutLedger.subject(method, params)} on connection ${plan.probe.connection} got no answer within ${plan.probe.timeoutMs / 1000} s)`;
+          }
+          this.opts.timeouts?.timedOut(method, params, plan, this.opts.connection, id);
+          err.frames = exchange.frames;
+          f.reject(err);
+          this.notifyAbandoned(id, `no answer within ${timeoutMs} ms`);
+        });
+      }, timeoutMs);
+    }
+  }
+
+  /** Hand the recorded request to the transport, with the headers it carries; a transport failure fails the request. */
+  private transmit(text: string, opts: RequestOptions, f: Flight): void {
+    const { id, method, params, exchange, key, pending, settle, reject } = f;
+    const metaVersion = (params?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'];
+    const mirrored = this.kind === 'http' && this.profile.era === 'modern' ? this.headerMirror.headersFor(method, params) : {};
+    const headers = { ...mirrored, ...opts.headers };
+    this.transport
+      .send(text, {
+        id,
+        method,
+        name: mirroredName(method, params),
+        protocolVersion: opts.headerVersion ?? (typeof metaVersion === 'string' ? metaVersion : this.profile.headerVersion),
+        headers,
+        signal: f.http.signal,
+        era: this.profile.era,
+      })
+      .then((outcome) => {
+        // On HTTP the POST is over: a request still waiting got no JSON-RPC response.
+        if (outcome.http && this.pending.get(key) === pending) {
+          const snippet = outcome.bodySnippet ? `: ${this.opts.redactor.redact(outcome.bodySnippet, { clipped: 'end' })}` : '';
+          const why = outcome.oversized ? ` (its body exceeded the maximum message size and was dropped)` : snippet;
+          settle(() => {
+            const err = new TransportError(
+              `HTTP ${outcome.http!.status} answer to ${method} carried no JSON-RPC response${why}`,
+              outcome.http!.status,
+            );
+            err.frames = exchange.frames;
+            reject(err);
+          });
+        }
+      })
+      .catch((err: Error) => settle(() => reject(err instanceof TransportError ? err : new TransportError(err.message))));
   }
 
   /** Register a listener for every inbound notification (and stray message); returns the unsubscribe. */

@@ -5,9 +5,9 @@
  * rules.ts, shared with the suites that see such results elsewhere.
  */
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, memoKey, schedule, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, memoKey, schedule, show, type Probe } from './check.js';
 import { declaredLists, pageItems } from './lists.js';
-import { cacheScopeProblems, inputRequiredHintProblems, ttlProblems } from './rules.js';
+import { cacheScopeProblems, ttlProblems } from './rules.js';
 import type { JsonObject } from '../model/json.js';
 
 const CACHING = 'server/utilities/caching';

@@ -8,7 +8,7 @@
  */
 import { completeRequest, isInputRequired, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, memoKey, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, memoKey, describeAnswer, show, type Probe } from './check.js';
 import { judgeable } from './mrtr.js';
 import { capabilitiesFor } from './targets.js';
 import { whyNotCallableAsWritten } from './safety.js';

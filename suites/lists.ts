@@ -6,7 +6,6 @@
  */
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { show, type Probe } from './check.js';
-import type { SpecRef } from '../model/results.js';
 import type { JsonObject } from '../model/json.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 

@@ -2,7 +2,7 @@
  * The per-request _meta contract (basic/index "_meta", "Statelessness"): every
  * request carries its own protocol version, capabilities and identity.
  */
-import { CLIENT_INFO, wireVersion } from '../harness/protocol.js';
+import { wireVersion } from '../harness/protocol.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 import type { JsonObject } from '../model/json.js';
 import { defineCheck, describeAnswer, show } from './check.js';

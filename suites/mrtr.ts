@@ -15,7 +15,7 @@ import { duplicateKeys } from '../harness/json-keys.js';
 import { checkJsonSchema } from '../harness/jsonschema.js';
 import { answerInputRequests, capabilityNeeded, completeRequest, continueRequest, INPUT_CAPABILITIES, INPUT_REQUEST_KINDS, isInputRequired, sendRetry, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, idOf, memoKey, schedule, describeAnswer, frameKey, show, type Check, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, idOf, memoKey, schedule, describeAnswer, frameKey, show, type Check, type Probe } from './check.js';
 import { fixtureOutcome } from './fixtures.js';
 import { resultType } from './protocol.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';

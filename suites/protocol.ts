@@ -7,7 +7,7 @@
  * the modern era only.
  */
 import type { Violation, ViolationKind } from '../harness/session.js';
-import { defineCheck, frameKey, schedule, show } from './check.js';
+import { defineCheck, schedule, show } from './check.js';
 import type { WireFrame } from '../model/wire.js';
 import { judgeViolations, SHOWN } from './violations.js';
 

@@ -10,7 +10,7 @@
  */
 import { runShellCommand } from '../harness/command.js';
 import { ACKNOWLEDGED, orderFrames, REQUEST_SCOPED, requestedBy, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
-import type { Exchange, RequestId, RequestOptions, Session } from '../harness/session.js';
+import type { Exchange, RequestOptions, Session } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
 import { defineCheck, idOf, memoKey, schedule, describeAnswer, show, VerdictSignal, type Fact, type Probe, type SuiteContext } from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';

@@ -3,7 +3,6 @@
  * the transport and protocol checks that need no request of their own.
  */
 import type { Violation, ViolationKind } from '../harness/session.js';
-import type { WireFrame } from '../model/wire.js';
 import { frameKey, type Probe } from './check.js';
 
 /** Findings shown per check; every violation is counted. */

@@ -14,7 +14,7 @@
  */
 import { cloneJson, localRef, atPointer, pointerJoin, type CompiledSchema } from './schema.js';
 import { boundedTest } from '../../harness/regex.js';
-import { canonical, isObject } from '../../model/json.js';
+import { canonical, isObject, type JsonObject } from '../../model/json.js';
 
 export interface Mutant {
   /** The JSON Schema keyword the value breaks. */
@@ -145,10 +145,28 @@ const WRONG_TYPES: Array<{ value: unknown; is: (types: string[]) => boolean }> =
   { value: 1.5, is: (t) => t.includes('number') },
 ];
 
+/** Where one subschema's mutations apply: its keywords, its pointer, how a case names it, and how a case replaces the value there. */
+interface Here {
+  s: Record<string, unknown>;
+  path: string;
+  where: string;
+  add: Add;
+  replace: (next: unknown) => (root: Record<string, unknown>) => void;
+}
+
 function mutateHere(schema: CompiledSchema, s: Record<string, unknown>, value: unknown, path: string, add: Add): void {
   const where = path === '' ? 'the arguments' : path;
   const replace = (next: unknown) => (root: Record<string, unknown>) => setAt(root, path, next);
+  const here: Here = { s, path, where, add, replace };
+  mutateTypeConstEnum(here);
+  if (typeof value === 'number') mutateNumber(here, value);
+  if (typeof value === 'string') mutateString(here, value);
+  if (Array.isArray(value)) mutateArray(here, value);
+  if (isObject(value)) mutateObject(here, value);
+}
 
+/** Wrong type, null, outside const or enum: any value but the arguments themselves. */
+function mutateTypeConstEnum({ s, path, where, add, replace }: Here): void {
   // type and null (never at the root: arguments that are not an object are a protocol probe).
   if (path !== '' && s.type !== undefined) {
     const types = (Array.isArray(s.type) ? s.type : [s.type]).filter((t): t is string => typeof t === 'string');
@@ -164,77 +182,81 @@ function mutateHere(schema: CompiledSchema, s: Record<string, unknown>, value: u
     const other = otherThan(s.enum);
     if (other !== undefined) add('enum', path, `${where} set to ${show(other)} (outside the enum)`, replace(other));
   }
+}
 
-  if (typeof value === 'number') {
-    const integer = s.type === 'integer' || (Array.isArray(s.type) && s.type.includes('integer') && !s.type.includes('number'));
-    const lo = typeof s.minimum === 'number' ? s.minimum : undefined;
-    const hi = typeof s.maximum === 'number' ? s.maximum : undefined;
-    if (lo !== undefined) add('minimum', path, `${where} set to ${integer ? Math.ceil(lo) - 1 : lo - 1} (minimum: ${lo})`, replace(integer ? Math.ceil(lo) - 1 : lo - 1));
-    if (hi !== undefined) add('maximum', path, `${where} set to ${integer ? Math.floor(hi) + 1 : hi + 1} (maximum: ${hi})`, replace(integer ? Math.floor(hi) + 1 : hi + 1));
-    if (typeof s.exclusiveMinimum === 'number') {
-      add('exclusiveMinimum', path, `${where} set to ${s.exclusiveMinimum} (exclusiveMinimum: ${s.exclusiveMinimum})`, replace(s.exclusiveMinimum));
-    }
-    if (typeof s.exclusiveMaximum === 'number') {
-      add('exclusiveMaximum', path, `${where} set to ${s.exclusiveMaximum} (exclusiveMaximum: ${s.exclusiveMaximum})`, replace(s.exclusiveMaximum));
-    }
-    if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
-      const m = s.multipleOf;
-      const off = integer ? (Number.isInteger(m) && m >= 2 ? value + 1 : undefined) : value + m / 2;
-      if (off !== undefined) add('multipleOf', path, `${where} set to ${off} (multipleOf: ${m})`, replace(off));
-    }
+/** Out of the numeric bounds: minimum, maximum, their exclusive forms, multipleOf. */
+function mutateNumber({ s, path, where, add, replace }: Here, value: number): void {
+  const integer = s.type === 'integer' || (Array.isArray(s.type) && s.type.includes('integer') && !s.type.includes('number'));
+  const lo = typeof s.minimum === 'number' ? s.minimum : undefined;
+  const hi = typeof s.maximum === 'number' ? s.maximum : undefined;
+  if (lo !== undefined) add('minimum', path, `${where} set to ${integer ? Math.ceil(lo) - 1 : lo - 1} (minimum: ${lo})`, replace(integer ? Math.ceil(lo) - 1 : lo - 1));
+  if (hi !== undefined) add('maximum', path, `${where} set to ${integer ? Math.floor(hi) + 1 : hi + 1} (maximum: ${hi})`, replace(integer ? Math.floor(hi) + 1 : hi + 1));
+  if (typeof s.exclusiveMinimum === 'number') {
+    add('exclusiveMinimum', path, `${where} set to ${s.exclusiveMinimum} (exclusiveMinimum: ${s.exclusiveMinimum})`, replace(s.exclusiveMinimum));
   }
-
-  if (typeof value === 'string') {
-    const chars = [...value];
-    const minLength = typeof s.minLength === 'number' ? s.minLength : undefined;
-    const maxLength = typeof s.maxLength === 'number' ? s.maxLength : undefined;
-    if (minLength !== undefined && minLength > 0) {
-      add('minLength', path, `${where} cut to ${minLength - 1} character(s) (minLength: ${minLength})`, replace(chars.slice(0, minLength - 1).join('')));
-    }
-    if (maxLength !== undefined) {
-      const pad = chars.length ? chars[chars.length - 1]! : 'x';
-      const longer = chars.concat(Array(maxLength + 1 - chars.length).fill(pad)).join('');
-      add('maxLength', path, `${where} padded to ${maxLength + 1} characters (maxLength: ${maxLength})`, replace(longer));
-    }
-    if (typeof s.pattern === 'string') {
-      const failing = patternFailure(s.pattern, minLength, maxLength, value);
-      if (failing !== undefined) add('pattern', path, `${where} set to ${show(failing)} (pattern: ${s.pattern})`, replace(failing));
-    }
+  if (typeof s.exclusiveMaximum === 'number') {
+    add('exclusiveMaximum', path, `${where} set to ${s.exclusiveMaximum} (exclusiveMaximum: ${s.exclusiveMaximum})`, replace(s.exclusiveMaximum));
   }
-
-  if (Array.isArray(value)) {
-    const minItems = typeof s.minItems === 'number' ? s.minItems : undefined;
-    const maxItems = typeof s.maxItems === 'number' ? s.maxItems : undefined;
-    if (minItems !== undefined && minItems > 0) {
-      add('minItems', path, `${where} cut to ${minItems - 1} item(s) (minItems: ${minItems})`, replace(cloneJson(value.slice(0, minItems - 1))));
-    }
-    if (maxItems !== undefined && value.length > 0) {
-      const longer = cloneJson(value);
-      while (longer.length <= maxItems) longer.push(cloneJson(value[longer.length % value.length]));
-      add('maxItems', path, `${where} grown to ${maxItems + 1} items (maxItems: ${maxItems})`, replace(longer));
-    }
-    if (s.uniqueItems === true && value.length > 0) {
-      add('uniqueItems', path, `${where} repeats its first item (uniqueItems)`, replace([...cloneJson(value), cloneJson(value[0])]));
-    }
+  if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
+    const m = s.multipleOf;
+    const off = integer ? (Number.isInteger(m) && m >= 2 ? value + 1 : undefined) : value + m / 2;
+    if (off !== undefined) add('multipleOf', path, `${where} set to ${off} (multipleOf: ${m})`, replace(off));
   }
+}
 
-  if (isObject(value)) {
-    const required = Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === 'string') : [];
-    for (const name of required) {
-      if (!Object.hasOwn(value, name)) continue;
-      add('required', path, `required property ${JSON.stringify(name)} removed from ${where}`, (root) => {
-        const target = getAt(root, path) as Record<string, unknown>;
-        delete target[name];
-      });
-    }
-    if (s.additionalProperties === false) {
-      const props = isObject(s.properties) ? s.properties : {};
-      let extra = 'mcpc_unexpected';
-      while (Object.hasOwn(props, extra) || Object.hasOwn(value, extra)) extra += '_';
-      add('additionalProperties', path, `undeclared property ${JSON.stringify(extra)} added to ${where} (additionalProperties: false)`, (root) => {
-        (getAt(root, path) as Record<string, unknown>)[extra] = 'mcpc';
-      });
-    }
+/** Out of the string bounds: minLength, maxLength, pattern. */
+function mutateString({ s, path, where, add, replace }: Here, value: string): void {
+  const chars = [...value];
+  const minLength = typeof s.minLength === 'number' ? s.minLength : undefined;
+  const maxLength = typeof s.maxLength === 'number' ? s.maxLength : undefined;
+  if (minLength !== undefined && minLength > 0) {
+    add('minLength', path, `${where} cut to ${minLength - 1} character(s) (minLength: ${minLength})`, replace(chars.slice(0, minLength - 1).join('')));
+  }
+  if (maxLength !== undefined) {
+    const pad = chars.length ? chars[chars.length - 1]! : 'x';
+    const longer = chars.concat(Array(maxLength + 1 - chars.length).fill(pad)).join('');
+    add('maxLength', path, `${where} padded to ${maxLength + 1} characters (maxLength: ${maxLength})`, replace(longer));
+  }
+  if (typeof s.pattern === 'string') {
+    const failing = patternFailure(s.pattern, minLength, maxLength, value);
+    if (failing !== undefined) add('pattern', path, `${where} set to ${show(failing)} (pattern: ${s.pattern})`, replace(failing));
+  }
+}
+
+/** Out of the array bounds: minItems, maxItems, uniqueItems. */
+function mutateArray({ s, path, where, add, replace }: Here, value: unknown[]): void {
+  const minItems = typeof s.minItems === 'number' ? s.minItems : undefined;
+  const maxItems = typeof s.maxItems === 'number' ? s.maxItems : undefined;
+  if (minItems !== undefined && minItems > 0) {
+    add('minItems', path, `${where} cut to ${minItems - 1} item(s) (minItems: ${minItems})`, replace(cloneJson(value.slice(0, minItems - 1))));
+  }
+  if (maxItems !== undefined && value.length > 0) {
+    const longer = cloneJson(value);
+    while (longer.length <= maxItems) longer.push(cloneJson(value[longer.length % value.length]));
+    add('maxItems', path, `${where} grown to ${maxItems + 1} items (maxItems: ${maxItems})`, replace(longer));
+  }
+  if (s.uniqueItems === true && value.length > 0) {
+    add('uniqueItems', path, `${where} repeats its first item (uniqueItems)`, replace([...cloneJson(value), cloneJson(value[0])]));
+  }
+}
+
+/** A required property removed; an undeclared one added where additionalProperties is false. */
+function mutateObject({ s, path, where, add }: Here, value: JsonObject): void {
+  const required = Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === 'string') : [];
+  for (const name of required) {
+    if (!Object.hasOwn(value, name)) continue;
+    add('required', path, `required property ${JSON.stringify(name)} removed from ${where}`, (root) => {
+      const target = getAt(root, path) as Record<string, unknown>;
+      delete target[name];
+    });
+  }
+  if (s.additionalProperties === false) {
+    const props = isObject(s.properties) ? s.properties : {};
+    let extra = 'mcpc_unexpected';
+    while (Object.hasOwn(props, extra) || Object.hasOwn(value, extra)) extra += '_';
+    add('additionalProperties', path, `undeclared property ${JSON.stringify(extra)} added to ${where} (additionalProperties: false)`, (root) => {
+      (getAt(root, path) as Record<string, unknown>)[extra] = 'mcpc';
+    });
   }
 }
 
