@@ -68,6 +68,11 @@ export interface Transport {
    * the stream's messages go to the sink until it ends or the transport closes.
    */
   listen?(info: SendInfo): Promise<SendOutcome>;
+  /**
+   * Legacy era, HTTP only: end the session now with an HTTP DELETE (later
+   * requests still carry its id); resolves with the answer's status.
+   */
+  terminate?(info: SendInfo): Promise<SendOutcome>;
   /** Legacy era, HTTP: the session id the server assigned, if any. */
   readonly sessionId?: string;
   /**

@@ -17,6 +17,12 @@ import { transportChecks } from './transport.js';
 import { protocolChecks } from './protocol.js';
 import { metaChecks } from './meta.js';
 import { versioningChecks } from './versioning.js';
+import { pingChecks } from './ping.js';
+import { loggingChecks } from './logging.js';
+import { listChangedChecks } from './list-changed.js';
+import { legacyCancellationChecks } from './cancellation-legacy.js';
+import { sessionChecks } from './sessions.js';
+import { negotiationChecks } from './lifecycle.js';
 
 export const catalogue: Check[] = [
   ...discoverChecks,
@@ -34,6 +40,15 @@ export const catalogue: Check[] = [
   ...statelessnessChecks,
   ...protocolChecks,
   ...transportChecks,
+  // The legacy era's own rules (2025-11-25): ping, logging, list changes on the
+  // session, cancellation, the HTTP session; the capability check last, so it
+  // judges what every connection before it received.
+  ...pingChecks,
+  ...loggingChecks,
+  ...listChangedChecks,
+  ...legacyCancellationChecks,
+  ...sessionChecks,
+  ...negotiationChecks,
 ];
 
 const ids = new Set<string>();

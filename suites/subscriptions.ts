@@ -73,7 +73,7 @@ interface Fired {
 }
 
 /** Run the configured trigger (or undo): a tool call on `session`, or a shell command. */
-async function fire(t: Probe, session: Session, which: 'trigger' | 'undo'): Promise<Fired | undefined> {
+export async function fire(t: Probe, session: Session, which: 'trigger' | 'undo'): Promise<Fired | undefined> {
   const spec = t.ctx.config.listChanged?.[which];
   if (!spec) return undefined;
   if ('tool' in spec) {

@@ -6,15 +6,24 @@
  * to, checks of both eras on stdio (their modern variants run in
  * kill-matrix.test.ts on both transports).
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../engine/config.js';
 import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
 import type { RunResult } from '../model/results.js';
-import { brokenChecks, describeRun, freePort, referenceCommand } from './helpers.js';
+import { brokenChecks, describeRun, freePort, referenceCommand, ROOT } from './helpers.js';
 import type { TransportKind } from '../model/wire.js';
 
+/**
+ * What the legacy checks need of the reference server's configuration file:
+ * the list-changed trigger, the slow tool and the capability tool.
+ */
+const { listChanged, slowTool, capabilityTool } = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
+const config = { listChanged, slowTool, capabilityTool };
+
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
-  const base = { spec: '2025-11-25', requestTimeoutMs: 5000, seed: 20261130 };
+  const base = { spec: '2025-11-25', requestTimeoutMs: 5000, seed: 20261130, config };
   if (transport === 'stdio') return runConformance({ command: referenceCommand('--era', 'legacy', '--empty-cursor', ...serverArgs), ...base });
   const port = await freePort();
   return runConformance({

@@ -1,0 +1,65 @@
+/**
+ * Cancellation in the legacy era (2025-11-25/basic/utilities/cancellation):
+ * a request named in `notifications/cancelled` while in flight gets no
+ * response. On both transports the cancellation is the notification (in
+ * 2025-11-25 a closed HTTP stream is not a cancellation), so the call's
+ * stream stays open to see whether an answer still comes.
+ *
+ * Timing ("Timing Considerations"): a response the server sent before it
+ * read the cancellation crossed it and is legal. The suite sends a `ping`
+ * right after the cancellation: a server reads its input in order, so a
+ * response that arrives before the ping's answer may have crossed the
+ * cancellation (not-observed), and only one that arrives after it was sent
+ * with the cancellation already read. The same call again marks the time by
+ * which the cancelled one would have been answered.
+ */
+import type { Exchange, RequestId } from '../harness/session.js';
+import { defineCheck, describeAnswer } from './check.js';
+import type { WireFrame } from '../model/wire.js';
+
+export const cancelledNotAnswered = defineCheck({
+  id: 'cancellation/cancelled-not-answered',
+  title: 'a request cancelled in flight with notifications/cancelled gets no response (legacy era)',
+  level: 'SHOULD',
+  spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Behavior Requirements' },
+  quote: 'Receivers of cancellation notifications SHOULD: … Not send a response for the cancelled request',
+  async run(t) {
+    const slow = t.ctx.config.slowTool;
+    if (!slow) return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
+    const s = await t.ctx.openSession();
+    const params = { name: slow.name, arguments: slow.arguments ?? {} };
+    const id: RequestId = s.nextId();
+    let answered: Exchange | undefined;
+    const call = s.request('tools/call', params, { id, timeoutMs: t.ctx.settings.requestTimeoutMs * 2 }).then(
+      (ex) => (answered = ex),
+      () => undefined,
+    );
+    const cancelFrame = await s.notify('notifications/cancelled', { requestId: id, reason: 'mcp-conformance: cancellation check' });
+    // The ordering mark: whatever the server sends after this answer, it sent having read the cancellation.
+    const mark = await s.request('ping').catch(() => undefined);
+    const markFrame = mark?.frames.find((f) => f.dir === 'in');
+    // The same call again: by the time it is answered, the cancelled one would have been too.
+    const again = await s.request('tools/call', params);
+    t.note('the same call again', describeAnswer(again));
+    if (!answered) {
+      // Stop waiting (HTTP: close its stream); nothing came, as the rule asks.
+      await s.cancel(id, 'mcp-conformance: no longer waiting').catch(() => false);
+      await call;
+      return;
+    }
+    const response = answered.frames.find((f) => f.dir === 'in' && f !== answered!.frames[0]) as WireFrame | undefined;
+    if (!markFrame || !response) return t.notObserved('the order of the cancelled response and the ping answer sent after the cancellation cannot be told');
+    if (response.seq < markFrame.seq) {
+      return t.notObserved(
+        `the call was answered before the ping sent after the cancellation: the response may have crossed the cancellation (2025-11-25 "Timing Considerations"), so the slow tool (${slow.name}) was not slow enough to judge`,
+      );
+    }
+    t.expect(false, {
+      expected: `no response to tools/call ${JSON.stringify(id)} after notifications/cancelled named it`,
+      actual: `the server answered it (${describeAnswer(answered)}) after answering the ping sent after the cancellation`,
+      wire: [...answered.frames, cancelFrame, ...(mark?.frames ?? [])].sort((a, b) => a.seq - b.seq),
+    });
+  },
+});
+
+export const legacyCancellationChecks = [cancelledNotAnswered];

@@ -1,0 +1,181 @@
+/**
+ * The Streamable HTTP session of the legacy era (2025-11-25/basic/transports
+ * "Session Management", "Listening for Messages from the Server", "Sending
+ * Messages to the Server"): a session the server no longer has answers 404,
+ * a request without the session id 400, the standalone GET is an SSE stream
+ * (or 405) that carries no responses, and an accepted notification gets 202.
+ * The modern transport has no sessions and no GET stream.
+ */
+import { TransportError } from '../harness/errors.js';
+import type { Exchange, RequestOptions, Session } from '../harness/session.js';
+import { defineCheck, show } from './check.js';
+import type { JsonObject } from '../model/json.js';
+import type { WireFrame } from '../model/wire.js';
+
+/** A session id no server issued (visible ASCII, shaped like one). */
+export const UNKNOWN_SESSION_ID = 'mcp-conformance-unknown-session-0d5e7c1a';
+
+interface Answer {
+  status?: number;
+  exchange?: Exchange;
+  frames: WireFrame[];
+  detail: string;
+}
+
+/** Send a request and tell its HTTP status, whether or not a JSON-RPC response came with it. */
+async function statusOf(s: Session, method: string, opts: RequestOptions = {}): Promise<Answer> {
+  try {
+    const ex = await s.request(method, {}, opts);
+    const status = ex.http?.status;
+    return { status, exchange: ex, frames: ex.frames, detail: `HTTP ${status ?? '?'} ${show(ex.response, 200)}` };
+  } catch (err) {
+    const frames = (err as { frames?: WireFrame[] }).frames ?? [];
+    if (err instanceof TransportError && err.httpStatus !== undefined) return { status: err.httpStatus, frames, detail: err.message };
+    return { frames, detail: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function requireSession(t: { session: Session; skip(reason: string): never }): string {
+  const id = t.session.sessionId;
+  if (id === undefined) return t.skip('the server assigned no Mcp-Session-Id (it serves the legacy era statelessly)');
+  return id;
+}
+
+export const terminated404 = defineCheck({
+  id: 'sessions/terminated-404',
+  title: 'a request naming a session the server no longer has (ended with DELETE, or never issued) gets HTTP 404',
+  level: 'MUST',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Session Management' },
+  quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+  async run(t) {
+    requireSession(t);
+    // A session id the server never issued: to the server it is a session it does not have.
+    const unknown = await statusOf(t.session, 'ping', { headers: { 'Mcp-Session-Id': UNKNOWN_SESSION_ID } });
+    t.note('unknown session id', unknown.detail);
+    t.expect(unknown.status === 404, {
+      expected: `HTTP 404 for a request with Mcp-Session-Id ${UNKNOWN_SESSION_ID}, which the server never issued`,
+      actual: unknown.detail,
+      wire: unknown.frames,
+    });
+    // A session of its own, ended with DELETE.
+    const s = await t.ctx.openSession();
+    const id = s.sessionId;
+    if (id === undefined) return t.notObserved('the fresh session was assigned no session id');
+    const deleted = await s.terminate();
+    t.note('DELETE', deleted === undefined ? 'no answer' : `HTTP ${deleted}`);
+    if (deleted === 405) {
+      t.note('ended session', 'the server does not allow clients to terminate sessions (405): only the unknown id is judged');
+      return;
+    }
+    if (deleted === undefined || deleted < 200 || deleted >= 300) {
+      return t.notObserved(`DELETE of session ${id} was answered ${deleted === undefined ? 'not at all' : `HTTP ${deleted}`}, neither 2xx nor 405`);
+    }
+    const after = await statusOf(s, 'ping');
+    t.expect(after.status === 404, {
+      expected: `HTTP 404 for a request with Mcp-Session-Id ${id}, after DELETE ended that session (HTTP ${deleted})`,
+      actual: after.detail,
+      wire: after.frames,
+    });
+  },
+});
+
+export const missingId400 = defineCheck({
+  id: 'sessions/missing-id-400',
+  title: 'a request without Mcp-Session-Id (other than initialize) gets HTTP 400 from a server that assigns sessions',
+  level: 'SHOULD',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Session Management' },
+  quote:
+    'Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request.',
+  async run(t) {
+    requireSession(t);
+    // A connection without the handshake carries no session id.
+    const s = await t.ctx.openSession({ handshake: false });
+    const answer = await statusOf(s, 'tools/list');
+    t.note('without Mcp-Session-Id', answer.detail);
+    if (answer.status !== undefined && answer.status >= 200 && answer.status < 300 && answer.exchange?.result) {
+      return t.skip('the server serves a request without a session id: it assigns sessions but does not require them');
+    }
+    t.expect(answer.status === 400, {
+      expected: 'HTTP 400 Bad Request for tools/list without Mcp-Session-Id',
+      actual: answer.detail,
+      wire: answer.frames,
+    });
+  },
+});
+
+const isResponse = (m: JsonObject) => !('method' in m) && ('result' in m || 'error' in m);
+
+/** A frame that came on a standalone GET stream (not on a POST's answer). */
+const onGetStream = (f: WireFrame) => f.dir === 'in' && !!f.http && f.http.requestId === undefined && !f.http.notification;
+
+export const getStream = defineCheck({
+  id: 'sessions/get-stream',
+  title: 'the standalone GET is answered with an SSE stream or 405, and the stream carries no responses',
+  level: 'MUST',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Listening for Messages from the Server' },
+  quote:
+    'The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.',
+  parts: {
+    'no-response': {
+      level: 'MUST',
+      spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Listening for Messages from the Server' },
+      quote: 'The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.',
+    },
+  },
+  async run(t) {
+    // A client MAY hold several streams: a second GET on a fresh session's id.
+    const s = await t.ctx.openSession();
+    await s.openGetStream();
+    await s.request('ping').catch(() => undefined);
+    for (const session of t.ctx.allSessions()) {
+      for (const g of session.getStreams) {
+        const sse = g.status >= 200 && g.status < 300 && (g.contentType ?? '').toLowerCase().startsWith('text/event-stream');
+        t.expect(sse || g.status === 405, {
+          expected: 'Content-Type: text/event-stream, or HTTP 405 Method Not Allowed',
+          actual: `GET ${session.sessionId === undefined ? '(no session id)' : `with Mcp-Session-Id ${session.sessionId}`} answered HTTP ${g.status}, Content-Type ${show(g.contentType ?? '')}`,
+          wire: session.frames().slice(0, 6),
+        });
+      }
+      for (const f of session.frames().filter(onGetStream)) {
+        let m: JsonObject;
+        try {
+          m = JSON.parse(f.text) as JsonObject;
+        } catch {
+          continue;
+        }
+        if (typeof m === 'object' && m !== null && isResponse(m)) {
+          t.expect(false, { part: 'no-response', expected: 'only requests and notifications on the GET stream', actual: `a JSON-RPC response (id ${show(m.id)})`, wire: [f] });
+        }
+      }
+    }
+  },
+});
+
+export const notification202 = defineCheck({
+  id: 'sessions/notification-202',
+  title: 'an accepted notification gets HTTP 202 Accepted with no body',
+  level: 'MUST',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Sending Messages to the Server' },
+  quote: 'If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.',
+  async run(t) {
+    const answers = t.ctx.allSessions().flatMap((s) => s.notificationAnswers);
+    if (answers.length === 0) return t.notObserved('the run sent no notification over HTTP');
+    t.note('notifications judged', answers.length);
+    for (const a of answers) {
+      const status = a.http?.status ?? 0;
+      // A 4xx/5xx is the server not accepting it, which the page allows.
+      if (status >= 400) continue;
+      t.expect(status === 202 && !a.bodySnippet, {
+        expected: `HTTP 202 with no body for ${a.method}`,
+        actual: `HTTP ${status}${a.bodySnippet ? ` with body ${show(a.bodySnippet, 120)}` : ''}`,
+        wire: [a.frame],
+      });
+    }
+  },
+});
+
+export const sessionChecks = [terminated404, missingId400, getStream, notification202];
