@@ -178,4 +178,26 @@ export const notification202 = defineCheck({
   },
 });
 
-export const sessionChecks = [terminated404, missingId400, getStream, notification202];
+/** A protocol version no server speaks, for the version header probe. */
+export const UNSUPPORTED_HEADER_VERSION = '1900-01-01';
+
+export const versionHeader400 = defineCheck({
+  id: 'sessions/version-header-400',
+  title: 'a request whose MCP-Protocol-Version header names an unsupported version gets HTTP 400',
+  level: 'MUST',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Protocol Version Header' },
+  quote: 'If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request.',
+  async run(t) {
+    // On the primary session, with its session id: only the header is wrong.
+    const answer = await statusOf(t.session, 'tools/list', { headerVersion: UNSUPPORTED_HEADER_VERSION });
+    t.note(`MCP-Protocol-Version: ${UNSUPPORTED_HEADER_VERSION}`, answer.detail);
+    t.expect(answer.status === 400, {
+      expected: `HTTP 400 Bad Request for tools/list with MCP-Protocol-Version: ${UNSUPPORTED_HEADER_VERSION}`,
+      actual: answer.detail,
+      wire: answer.frames,
+    });
+  },
+});
+
+export const sessionChecks = [terminated404, missingId400, getStream, notification202, versionHeader400];
