@@ -62,4 +62,40 @@ export const cancelledNotAnswered = defineCheck({
   },
 });
 
-export const legacyCancellationChecks = [cancelledNotAnswered];
+export const invalidIgnored = defineCheck({
+  id: 'cancellation/invalid-ignored',
+  title: 'an invalid notifications/cancelled (for a request already answered, or malformed) is ignored: the connection goes on serving',
+  level: 'SHOULD',
+  spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Error Handling' },
+  quote: 'Invalid cancellation notifications SHOULD be ignored: Unknown request IDs Already completed requests Malformed notifications',
+  async run(t) {
+    // Only the cases a client meets by itself: a cancellation that crossed the response, and a malformed one.
+    const s = await t.ctx.openSession();
+    const first = await s.request('ping');
+    const sent: WireFrame[] = [...first.frames];
+    const problems: string[] = [];
+    for (const params of [{ requestId: first.id, reason: 'mcp-conformance: crossed the response' }, { reason: 'mcp-conformance: no requestId' }]) {
+      try {
+        sent.push(await s.notify('notifications/cancelled', params));
+      } catch (err) {
+        problems.push(`sending notifications/cancelled ${JSON.stringify(params)} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    let after: Exchange | undefined;
+    try {
+      after = await s.request('ping');
+      sent.push(...after.frames);
+      if (after.error) problems.push(`the ping after them was answered ${describeAnswer(after)}`);
+    } catch (err) {
+      problems.push(`the ping after them got no answer: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    t.note('ping after the invalid cancellations', after ? describeAnswer(after) : 'none');
+    t.expect(problems.length === 0, {
+      expected: 'the invalid cancellations ignored: the next ping answered with a result on the same connection',
+      actual: problems.join('; '),
+      wire: [...sent, ...s.frames().slice(-4)].filter((f, i, all) => all.indexOf(f) === i).sort((a, b) => a.seq - b.seq),
+    });
+  },
+});
+
+export const legacyCancellationChecks = [cancelledNotAnswered, invalidIgnored];
