@@ -10,6 +10,7 @@ import { TransportError } from '../harness/errors.js';
 import type { Exchange, RequestOptions, Session } from '../harness/session.js';
 import { defineCheck, show } from './check.js';
 import type { JsonObject } from '../model/json.js';
+import type { InputCapability } from '../model/config.js';
 import type { WireFrame } from '../model/wire.js';
 
 /** A session id no server issued (visible ASCII, shaped like one). */
@@ -200,4 +201,46 @@ export const versionHeader400 = defineCheck({
   },
 });
 
-export const sessionChecks = [terminated404, missingId400, getStream, notification202, versionHeader400];
+/** The request a server makes of each client capability. */
+const REQUEST_OF_CAPABILITY: Record<InputCapability, string> = {
+  elicitation: 'elicitation/create',
+  sampling: 'sampling/createMessage',
+  roots: 'roots/list',
+};
+
+export const callRequestsOnCallStream = defineCheck({
+  id: 'sessions/call-requests-on-call-stream',
+  title: "requests the server makes for a call (the configured capability tool) come on that call's stream, not the GET stream",
+  level: 'SHOULD',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Listening for Messages from the Server' },
+  quote: 'These messages SHOULD be unrelated to any concurrently-running JSON-RPC request from the client.',
+  async run(t) {
+    const tool = t.ctx.config.capabilityTool;
+    if (!tool) return t.notObserved('no capabilityTool in the configuration file: the suite knows no call that makes the server ask the client');
+    // Only requests for what the tool needs are its own; anything else may be unrelated, as the GET stream allows.
+    const methods = new Set(tool.requires.map((c) => REQUEST_OF_CAPABILITY[c]));
+    const asked: Array<{ method: string; frame: WireFrame }> = [];
+    const off = t.session.onMessage((m, frame) => {
+      if (typeof m.method === 'string' && 'id' in m && methods.has(m.method)) asked.push({ method: m.method, frame });
+    });
+    let call: Exchange;
+    try {
+      call = await t.request('tools/call', { name: tool.name, arguments: tool.arguments ?? {} });
+    } finally {
+      off();
+    }
+    t.note('the call', `${call.error ? 'error' : 'result'} after the server asked the client: ${asked.map((a) => a.method).join(', ') || 'nothing'}`);
+    if (asked.length === 0) return t.notObserved(`${tool.name} made no ${[...methods].join(' or ')} request to the client (declared: ${show(t.session.declaredCapabilities)})`);
+    for (const a of asked) {
+      const onGet = a.frame.http?.requestId === undefined;
+      t.expect(!onGet, {
+        expected: `${a.method}, made for tools/call ${JSON.stringify(call.id)} while it ran, on that call's response stream`,
+        actual: `it came on the standalone GET stream, which carries messages unrelated to running requests`,
+        wire: [...call.frames, a.frame].sort((x, y) => x.seq - y.seq),
+      });
+    }
+  },
+});
+
+export const sessionChecks = [terminated404, missingId400, getStream, notification202, versionHeader400, callRequestsOnCallStream];
