@@ -22,6 +22,7 @@ import { loggingChecks } from './logging.js';
 import { listChangedChecks } from './list-changed.js';
 import { legacyCancellationChecks } from './cancellation-legacy.js';
 import { sessionChecks } from './sessions.js';
+import { elicitationChecks } from './elicitation.js';
 import { negotiationChecks } from './lifecycle.js';
 
 export const catalogue: Check[] = [
@@ -48,6 +49,7 @@ export const catalogue: Check[] = [
   ...listChangedChecks,
   ...legacyCancellationChecks,
   ...sessionChecks,
+  ...elicitationChecks,
   ...negotiationChecks,
 ];
 
