@@ -14,7 +14,7 @@ import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { currentAbortScope } from './scope.js';
 import { Subscription, SUBSCRIPTION_NOTIFICATIONS, subscriptionIdOf, type Attribution } from './subscription.js';
-import type { HttpInfo, Transport } from './transport.js';
+import type { HttpInfo, SendOutcome, Transport } from './transport.js';
 import type { TransportKind, WireFrame } from '../model/wire.js';
 import type { JsonObject } from '../model/json.js';
 
@@ -190,8 +190,8 @@ export class Session {
   declaredCapabilities?: JsonObject;
   /** Every request and notification method the server sent on this connection: how often, and its first frame. */
   readonly inboundMethods = new Map<string, { count: number; frame: WireFrame }>();
-  /** HTTP: how the server answered each notification's POST (the first MAX_VIOLATIONS). */
-  readonly notificationAnswers: Array<{ method: string; frame: WireFrame; http?: HttpInfo; bodySnippet?: string }> = [];
+  /** HTTP: how the server answered the POST of each notification, and of each answer to a server request (the first MAX_VIOLATIONS). */
+  readonly acceptAnswers: Array<{ what: string; frame: WireFrame; http?: HttpInfo; bodySnippet?: string }> = [];
   /** Legacy era, HTTP: how the server answered each standalone GET. */
   readonly getStreams: HttpInfo[] = [];
 
@@ -367,9 +367,7 @@ export class Session {
     const frame = this.record('out', text);
     const version = meta ? this.profile.version : this.profile.headerVersion;
     const outcome = await this.transport.send(text, { method, protocolVersion: version, era: this.profile.era });
-    if (outcome.http && this.notificationAnswers.length < MAX_VIOLATIONS) {
-      this.notificationAnswers.push({ method, frame, http: outcome.http, ...(outcome.bodySnippet ? { bodySnippet: outcome.bodySnippet } : {}) });
-    }
+    this.noteAccepted(method, frame, outcome);
     return frame;
   }
 
@@ -748,10 +746,17 @@ export class Session {
     const answer = this.profile.answer!(String(obj.method), params);
     const text = JSON.stringify({ jsonrpc: '2.0', id: obj.id, ...answer });
     if (this.closedReason) return;
-    this.record('out', text);
+    const sent = this.record('out', text);
     this.transport
       .send(text, { protocolVersion: this.profile.headerVersion, era: this.profile.era })
+      .then((outcome) => this.noteAccepted(`the answer to ${truncate(String(obj.method), 100)}`, sent, outcome))
       .catch(() => undefined);
+  }
+
+  /** HTTP: keep how the server answered a notification's or a response's POST. */
+  private noteAccepted(what: string, frame: WireFrame, outcome: SendOutcome): void {
+    if (!outcome.http || this.acceptAnswers.length >= MAX_VIOLATIONS) return;
+    this.acceptAnswers.push({ what, frame, http: outcome.http, ...(outcome.bodySnippet ? { bodySnippet: outcome.bodySnippet } : {}) });
   }
 
   /** The subscription opened by the listen request with this id (exact JSON type). */

@@ -157,21 +157,21 @@ export const getStream = defineCheck({
 
 export const notification202 = defineCheck({
   id: 'sessions/notification-202',
-  title: 'an accepted notification gets HTTP 202 Accepted with no body',
+  title: 'an accepted notification, or answer to a server request, gets HTTP 202 Accepted with no body',
   level: 'MUST',
   transports: ['http'],
   spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Sending Messages to the Server' },
   quote: 'If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.',
   async run(t) {
-    const answers = t.ctx.allSessions().flatMap((s) => s.notificationAnswers);
-    if (answers.length === 0) return t.notObserved('the run sent no notification over HTTP');
-    t.note('notifications judged', answers.length);
+    const answers = t.ctx.allSessions().flatMap((s) => s.acceptAnswers);
+    if (answers.length === 0) return t.notObserved('the run sent no notification or response over HTTP');
+    t.note('POSTs judged', answers.length);
     for (const a of answers) {
       const status = a.http?.status ?? 0;
       // A 4xx/5xx is the server not accepting it, which the page allows.
       if (status >= 400) continue;
       t.expect(status === 202 && !a.bodySnippet, {
-        expected: `HTTP 202 with no body for ${a.method}`,
+        expected: `HTTP 202 with no body for ${a.what}`,
         actual: `HTTP ${status}${a.bodySnippet ? ` with body ${show(a.bodySnippet, 120)}` : ''}`,
         wire: [a.frame],
       });
