@@ -37,7 +37,7 @@ export const cancelledNotAnswered = defineCheck({
     const cancelFrame = await s.notify('notifications/cancelled', { requestId: id, reason: 'mcp-conformance: cancellation check' });
     // The ordering mark: whatever the server sends after this answer, it sent having read the cancellation.
     const mark = await s.request('ping').catch(() => undefined);
-    const markFrame = mark?.frames.find((f) => f.dir === 'in');
+    const markFrame = mark?.frames.filter((f) => f.dir === 'in').at(-1);
     // The same call again: by the time it is answered, the cancelled one would have been too.
     const again = await s.request('tools/call', params);
     t.note('the same call again', describeAnswer(again));
@@ -47,7 +47,8 @@ export const cancelledNotAnswered = defineCheck({
       await call;
       return;
     }
-    const response = answered.frames.find((f) => f.dir === 'in' && f !== answered!.frames[0]) as WireFrame | undefined;
+    // The response is the exchange's last inbound frame (a progress notification on its stream may come before it).
+    const response = answered.frames.filter((f) => f.dir === 'in').at(-1) as WireFrame | undefined;
     if (!markFrame || !response) return t.notObserved('the order of the cancelled response and the ping answer sent after the cancellation cannot be told');
     if (response.seq < markFrame.seq) {
       return t.notObserved(
