@@ -23,6 +23,7 @@ import { listChangedChecks } from './list-changed.js';
 import { legacyCancellationChecks } from './cancellation-legacy.js';
 import { sessionChecks } from './sessions.js';
 import { elicitationChecks } from './elicitation.js';
+import { taskChecks } from './tasks.js';
 import { negotiationChecks } from './lifecycle.js';
 
 export const catalogue: Check[] = [
@@ -50,6 +51,7 @@ export const catalogue: Check[] = [
   ...legacyCancellationChecks,
   ...sessionChecks,
   ...elicitationChecks,
+  ...taskChecks,
   ...negotiationChecks,
 ];
 
