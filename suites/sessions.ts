@@ -243,4 +243,43 @@ export const callRequestsOnCallStream = defineCheck({
   },
 });
 
-export const sessionChecks = [terminated404, missingId400, getStream, notification202, versionHeader400, callRequestsOnCallStream];
+/**
+ * Why a set of session ids is not unique or is predictable (a counter: the
+ * same prefix and small increasing numbers), or undefined. Randomness cannot
+ * be proven from a few samples; only these two are judged.
+ */
+export function sessionIdProblem(ids: string[]): string | undefined {
+  if (new Set(ids).size < ids.length) return `the same id was assigned to two sessions: ${ids.map((i) => JSON.stringify(i)).join(', ')}`;
+  let prefix = ids[0] ?? '';
+  for (const id of ids) while (!id.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  const rest = ids.map((id) => id.slice(prefix.length));
+  if (ids.length > 1 && rest.every((r) => /^\d{1,15}$/.test(r))) {
+    const n = rest.map(Number);
+    const steps = n.slice(1).map((x, i) => x - n[i]!);
+    if (steps.every((d) => d > 0 && d <= 1000)) return `the ids count up (${ids.map((i) => JSON.stringify(i)).join(', ')}): the next one can be guessed`;
+  }
+  return undefined;
+}
+
+export const idUnique = defineCheck({
+  id: 'sessions/id-unique',
+  title: 'session ids are unique and not guessable (no repeats, no counter)',
+  level: 'SHOULD',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Session Management' },
+  quote: 'The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash).',
+  async run(t) {
+    requireSession(t);
+    const sessions = [t.session, await t.ctx.openSession(), await t.ctx.openSession()];
+    const ids = sessions.map((s) => s.sessionId).filter((id): id is string => id !== undefined);
+    t.note('session ids', ids.length);
+    const problem = sessionIdProblem(ids);
+    t.expect(problem === undefined, {
+      expected: 'a different, unguessable Mcp-Session-Id for each session',
+      actual: problem ?? '',
+      wire: sessions.flatMap((s) => s.frames().slice(0, 2)),
+    });
+  },
+});
+
+export const sessionChecks = [idUnique, terminated404, missingId400, getStream, notification202, versionHeader400, callRequestsOnCallStream];
