@@ -1,7 +1,11 @@
 /**
- * Cancellation in the legacy era (2025-11-25/basic/utilities/cancellation):
- * a request named in `notifications/cancelled` while in flight gets no
- * response. On both transports the cancellation is the notification (in
+ * The rules of the 2025-11-25 cancellation page (basic/utilities/cancellation)
+ * that the modern checks do not hold: invalid cancellations are ignored (the
+ * draft's basic/patterns/cancellation says the same, so that check runs in
+ * both eras, on stdio: modern Streamable HTTP has no notifications/cancelled),
+ * and, in the legacy era, a request named in `notifications/cancelled` while
+ * in flight gets no response (the modern era's stricter MUST is
+ * cancellation/no-response-after-cancel). On both transports the cancellation is the notification (in
  * 2025-11-25 a closed HTTP stream is not a cancellation), so the call's
  * stream stays open to see whether an answer still comes.
  *
@@ -67,12 +71,17 @@ export const invalidIgnored = defineCheck({
   id: 'cancellation/invalid-ignored',
   title: 'an invalid notifications/cancelled (for a request already answered, or malformed) is ignored: the connection goes on serving',
   level: 'SHOULD',
-  spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Error Handling' },
+  spec: { revision: 'draft', page: 'basic/patterns/cancellation', section: 'Error Handling' },
   quote: 'Invalid cancellation notifications SHOULD be ignored: Unknown request IDs Already completed requests Malformed notifications',
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Error Handling' } },
+  // Modern Streamable HTTP carries no notifications/cancelled (closing the stream cancels); stdio has them in both eras.
+  transports: ['stdio'],
   async run(t) {
     // Only the cases a client meets by itself: a cancellation that crossed the response, and a malformed one.
     const s = await t.ctx.openSession();
-    const first = await s.request('ping');
+    // A request every server of the era answers: ping (legacy), server/discover (modern).
+    const marker = t.ctx.era === 'legacy' ? 'ping' : 'server/discover';
+    const first = await s.request(marker);
     const sent: WireFrame[] = [...first.frames];
     const problems: string[] = [];
     for (const params of [{ requestId: first.id, reason: 'mcp-conformance: crossed the response' }, { reason: 'mcp-conformance: no requestId' }]) {
@@ -84,15 +93,15 @@ export const invalidIgnored = defineCheck({
     }
     let after: Exchange | undefined;
     try {
-      after = await s.request('ping');
+      after = await s.request(marker);
       sent.push(...after.frames);
-      if (after.error) problems.push(`the ping after them was answered ${describeAnswer(after)}`);
+      if (!!after.error !== !!first.error) problems.push(`the ${marker} after them was answered ${describeAnswer(after)}, before them ${describeAnswer(first)}`);
     } catch (err) {
-      problems.push(`the ping after them got no answer: ${err instanceof Error ? err.message : String(err)}`);
+      problems.push(`the ${marker} after them got no answer: ${err instanceof Error ? err.message : String(err)}`);
     }
-    t.note('ping after the invalid cancellations', after ? describeAnswer(after) : 'none');
+    t.note(`${marker} after the invalid cancellations`, after ? describeAnswer(after) : 'none');
     t.expect(problems.length === 0, {
-      expected: 'the invalid cancellations ignored: the next ping answered with a result on the same connection',
+      expected: `the invalid cancellations ignored: the next ${marker} answered as the one before, on the same connection`,
       actual: problems.join('; '),
       wire: [...sent, ...s.frames().slice(-4)].filter((f, i, all) => all.indexOf(f) === i).sort((a, b) => a.seq - b.seq),
     });
