@@ -1,7 +1,8 @@
 /**
  * Logging (2025-11-25/server/utilities/logging): a server that sends log
- * messages declares the `logging` capability, and answers an unknown level
- * in `logging/setLevel` with -32602. The page's sentence about which levels
+ * messages declares the `logging` capability (the draft page says the same:
+ * both eras), and answers an unknown level in `logging/setLevel` with -32602
+ * (legacy only: the modern revisions have no logging/setLevel). The page's sentence about which levels
  * follow `logging/setLevel` ("Only sends error level and above", and the
  * schema's lowercase "should send all logs at this level and higher") has
  * no RFC 2119 keyword, so no check holds it against a server.
@@ -21,11 +22,13 @@ export const capabilityDeclared = defineCheck({
   title: 'a server that sends log messages declares the logging capability',
   level: 'MUST',
   observer: true,
-  spec: { revision: '2025-11-25', page: 'server/utilities/logging', section: 'Capabilities' },
+  spec: { revision: 'draft', page: 'server/utilities/logging', section: 'Capabilities' },
   quote: 'Servers that emit log message notifications MUST declare the logging capability',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/utilities/logging', section: 'Capabilities' } },
   async run(t) {
     const caps = t.ctx.discovery().capabilities;
-    if (!caps) return t.notObserved('initialize gave no capabilities to judge against');
+    const where = t.ctx.era === 'legacy' ? 'initialize' : 'server/discover';
+    if (!caps) return t.notObserved(`${where} gave no capabilities to judge against`);
     const sent = t.ctx
       .allSessions()
       .map((s) => s.inboundMethods.get('notifications/message'))
@@ -34,9 +37,9 @@ export const capabilityDeclared = defineCheck({
     t.note('log messages seen', count);
     if (count === 0 || declaresLogging(caps)) return;
     t.expect(false, {
-      expected: 'capabilities.logging in the initialize result, since the server sends notifications/message',
-      actual: `${count} notifications/message, and the initialize capabilities are ${show(caps)}`,
-      wire: [sent[0]!.frame, ...(t.ctx.discovery().handshake?.initialize.frames ?? [])].sort((a, b) => a.at - b.at),
+      expected: `capabilities.logging in the ${where} result, since the server sends notifications/message`,
+      actual: `${count} notifications/message, and the ${where} capabilities are ${show(caps)}`,
+      wire: [sent[0]!.frame, ...(t.ctx.discovery().exchange?.frames ?? [])].filter((f, i, all) => all.indexOf(f) === i).sort((a, b) => a.at - b.at),
     });
   },
 });
