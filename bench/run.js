@@ -9,7 +9,7 @@
  * Each list size runs in its own Node process (so peaks do not mix), started
  * with --expose-gc: one warm-up run (modules loaded, protocol schema
  * compiled), a collected baseline, then the measured runs. Each run is the
- * engine with one check, pagination/tools-chain-ends, which is one full walk;
+ * engine with one check, tools-list/result-schema, which is one full walk;
  * the walk time is that check's duration. Then one more walk through the
  * harness itself, held on to after a garbage collection: what the walk and the
  * session's wire log retain, next to the size of the pages on the wire.
@@ -51,12 +51,12 @@ async function child(tools) {
   const walk = async () => {
     const run = await runConformance({
       command: ['node', REFERENCE, '--page-size', String(PAGE_SIZE), '--extra-tools', String(extra)].join(' '),
-      checks: ['pagination/tools-chain-ends'],
+      checks: ['tools-list/result-schema'],
       requestTimeoutMs: 30_000,
     });
     const r = run.checks[0]?.results[0];
     if (!r || r.verdict !== 'pass') throw new Error(`the walk did not pass: ${JSON.stringify(r)}`);
-    return { ms: r.durationMs, pages: r.details.pages, items: r.details.items };
+    return { ms: r.durationMs, pages: r.details.pages, items: r.details.tools };
   };
 
   await walk(); // warm-up

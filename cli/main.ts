@@ -7,12 +7,25 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { findConfig, loadConfig, resolveSecrets } from '../engine/config.js';
-import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, runConformance, selectChecks, SPEC_CHOICES, toolVersion } from '../engine/run.js';
+import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, runConformance, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { killAllServers } from '../harness/process.js';
 import { renderConsole, writeReports } from '../render/index.js';
 import { catalogue } from '../suites/index.js';
+import { registerCoverage, registerQuotes } from './coverage.js';
+import { registerDiff } from './diff.js';
+import { registerList } from './list.js';
+import { dispatchSubcommand, type RegisterSubcommand } from './subcommand.js';
 import { summarize, type RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
+
+// Subcommands, one cli/<name>.ts each: parsed on their own (cli/subcommand.ts), so the run's options never swallow theirs.
+const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff];
+const SUBCOMMAND_HELP = `
+Commands (each with --help):
+  list [--check GLOB] [--spec PAGE#SECTION] [--json]    the checks, their spec citations and source files
+  coverage [--revision R] [--json] [--spec-dir P]       which server-side RFC 2119 sentences the checks enforce
+  quotes --spec-dir P [--json]                          checks whose quotes a spec working copy no longer holds
+  diff <before.json> <after.json> [--json]              verdicts that changed between two result files`;
 
 export const DEFAULT_JUNIT = 'reports/junit.xml';
 export const DEFAULT_JSON = 'reports/results.json';
@@ -109,35 +122,8 @@ function program(): Command {
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
-    .action(() => {});
-  cmd
-    .command('list')
-    .description('print the catalogue of checks with spec references and levels')
-    .option('--check <id-or-glob>', 'only matching checks (repeatable)', collect, [])
-    .option('--json', 'as JSON')
-    .exitOverride()
-    .action((opts: { check: string[]; json?: boolean }) => {
-      const checks = selectChecks(opts.check).map((c) => ({
-        id: c.id,
-        level: c.level,
-        spec: c.spec,
-        quote: c.quote,
-        ...(c.legacy ? { legacy: { spec: c.legacy.spec, quote: c.legacy.quote ?? c.quote } } : {}),
-        transports: c.transports,
-        revisions: c.revisions,
-        title: c.title,
-      }));
-      if (opts.json) {
-        process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
-        return;
-      }
-      const width = Math.max(...checks.map((c) => c.id.length));
-      for (const c of checks) {
-        const only = `${c.transports.length === 1 ? ` [${c.transports[0]} only]` : ''}${c.revisions.length === 1 ? ` [${c.revisions[0]} era only]` : ''}`;
-        process.stdout.write(`${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec.page}#${c.spec.section}${only}\n    ${c.title}\n`);
-      }
-      process.stdout.write(`${checks.length} checks\n`);
-    });
+    .action(() => {})
+    .addHelpText('after', SUBCOMMAND_HELP);
   return cmd;
 }
 
@@ -206,11 +192,12 @@ function firstLine(text: string): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  const subcommand = await dispatchSubcommand(argv, SUBCOMMANDS);
+  if (subcommand !== undefined) return subcommand;
   const cmd = program();
   let flags: Flags;
   try {
     await cmd.parseAsync(argv, { from: 'user' });
-    if (cmd.args[0] === 'list' || argv[0] === 'list') return 0;
     flags = cmd.opts<Flags>();
   } catch (err) {
     if (err instanceof CommanderError) {

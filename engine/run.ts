@@ -304,7 +304,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       schemaJudged: new Set<string>(),
       framesJudged: new Set<string>(),
       schemaJudgedExchanges: new WeakSet<Exchange>(),
-      protocolSchema: schema,
+      // The schema of the era the run speaks (2025-11-25 results have no resultType).
+      protocolSchema: era === 'legacy' ? legacySchema : schema,
     };
 
     /**

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../harness/paths.js';
-import type { SpecRef, SpecRevision } from '../model/spec.js';
+import { strongestLevel, type Level, type SpecRef, type SpecRevision } from '../model/spec.js';
 
 /** Where the pages and schemas of each revision are read from. */
 export interface SpecSource {
@@ -72,6 +72,26 @@ export function sectionsOf(markdown: string): Section[] {
   });
 }
 
+/** The page's title (front matter `title:`), if it has one. */
+function titleOf(markdown: string): string | undefined {
+  const front = /^---\n([\s\S]*?)\n---\n/.exec(markdown);
+  return front ? /^title:\s*(.+?)\s*$/m.exec(front[1]!)?.[1]?.replace(/^["']|["']$/g, '') : undefined;
+}
+
+/** The page's text before its first heading (front matter excluded). */
+function openingOf(markdown: string): string {
+  const body = markdown.replace(/^---\n[\s\S]*?\n---\n/, '');
+  const lines = body.split('\n');
+  let fence = false;
+  const out: string[] = [];
+  for (const line of lines) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    if (!fence && /^#{1,6}\s/.test(line)) break;
+    out.push(line);
+  }
+  return out.join('\n');
+}
+
 /** A schema definition's text: from `export interface|type|const <Name>` to the next top-level export. */
 function schemaDefinition(ts: string, name: string): string | undefined {
   const start = new RegExp(`^export (?:interface|type|const|enum) ${name.replace(/[$]/g, '\\$')}\\b`, 'm').exec(ts);
@@ -96,6 +116,9 @@ export function plain(text: string): string {
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    // Reference-style links ([text][label]) read as their text; their definitions ([label]: url) not at all.
+    .replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' ')
+    .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
     .replace(/&mdash;/g, '—')
     .replace(/&ndash;/g, '–')
     .replace(/&nbsp;/g, ' ')
@@ -132,8 +155,10 @@ export function findQuote(source: SpecSource, ref: SpecRef, quote: string): Quot
   } else {
     const want = plain(ref.section).toLowerCase();
     const matches = sectionsOf(text).filter((s) => s.heading.toLowerCase() === want);
-    if (matches.length === 0) return { kind: 'no-section', detail: `no section "${ref.section}" on ${ref.revision}/${ref.page}` };
-    body = matches.map((s) => s.text).join('\n');
+    // The page's opening, before its first heading, is cited by the page's title (e.g. stdio#stdio).
+    const opening = matches.length === 0 && want === plain(titleOf(text) ?? '').toLowerCase() ? openingOf(text) : undefined;
+    if (matches.length === 0 && opening === undefined) return { kind: 'no-section', detail: `no section "${ref.section}" on ${ref.revision}/${ref.page}` };
+    body = opening ?? matches.map((s) => s.text).join('\n');
   }
   const hay = plain(body);
   let from = 0;
@@ -144,4 +169,150 @@ export function findQuote(source: SpecSource, ref: SpecRef, quote: string): Quot
     from = at + needle.length;
   }
   return undefined;
+}
+
+/** One sentence of a page that carries an RFC 2119 keyword (its own, or its list's lead-in). */
+export interface SpecSentence {
+  /** The innermost heading above it (before the first heading: the page's title, or ''). */
+  section: string;
+  /** Every heading above it, outermost first. */
+  sections: string[];
+  /** The sentence as a reader sees it (see `plain`). */
+  text: string;
+  /** For a list item: the sentence that leads into the list ("Servers MUST:"), whose keyword it carries. */
+  lead?: string;
+  /** The strongest keyword of the sentence (or, when it has none, of its lead-in). */
+  level: Level;
+}
+
+const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|cf|approx)\.$/i;
+
+/** Sentences of a plain text: split after . ! ? followed by a capital, a digit or an opening mark; abbreviations kept whole. */
+export function sentencesOf(text: string): string[] {
+  const pieces = text.split(/(?<=[.!?]["')\]]?)\s+(?=["'(\[]?[A-Z0-9])/);
+  const out: string[] = [];
+  for (const p of pieces) {
+    if (out.length && ABBREVIATION.test(out[out.length - 1]!)) out[out.length - 1] += ` ${p}`;
+    else out.push(p);
+  }
+  return out.map((s) => s.trim()).filter(Boolean);
+}
+
+interface Block {
+  sections: string[];
+  /** `break`: a heading or a code fence, which ends any list and its lead-in. */
+  kind: 'para' | 'item' | 'row' | 'break';
+  /** A list item's indentation. */
+  indent: number;
+  text: string;
+}
+
+const ITEM = /^(\s*)(?:[-*+]|\d+\.)\s+/;
+
+/** The page's prose blocks in order: paragraphs, list items and table rows, code fences left out. */
+function blocksOf(markdown: string): Block[] {
+  const lines = markdown.replace(/^---\n[\s\S]*?\n---\n/, '').split('\n');
+  const blocks: Block[] = [];
+  const path: Array<{ depth: number; heading: string }> = [];
+  let fence = false;
+  let current: Block | undefined;
+  const flush = () => {
+    if (current && plain(current.text)) blocks.push(current);
+    current = undefined;
+  };
+  // The opening, before the first heading, is cited by the page's title (as findQuote reads it).
+  const title = titleOf(markdown);
+  const sections = () => (path.length ? path.map((p) => p.heading) : title ? [plain(title)] : []);
+  for (const line of lines) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      flush();
+      fence = !fence;
+      blocks.push({ sections: sections(), kind: 'break', indent: 0, text: '' });
+      continue;
+    }
+    if (fence) continue;
+    const head = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    if (head) {
+      flush();
+      blocks.push({ sections: sections(), kind: 'break', indent: 0, text: '' });
+      const depth = head[1]!.length;
+      while (path.length && path[path.length - 1]!.depth >= depth) path.pop();
+      path.push({ depth, heading: plain(head[2]!) });
+      continue;
+    }
+    if (!line.trim()) {
+      flush();
+      continue;
+    }
+    if (/^\s*\|/.test(line)) {
+      flush();
+      if (!/^\s*\|?[\s:|-]+\|?\s*$/.test(line)) blocks.push({ sections: sections(), kind: 'row', indent: 0, text: line });
+      continue;
+    }
+    const item = ITEM.exec(line);
+    if (item) {
+      flush();
+      current = { sections: sections(), kind: 'item', indent: item[1]!.length, text: line };
+      continue;
+    }
+    if (current) current.text += `\n${line}`;
+    else current = { sections: sections(), kind: 'para', indent: 0, text: line };
+  }
+  flush();
+  return blocks;
+}
+
+/**
+ * Every sentence of a page with an RFC 2119 keyword, in page order. A list
+ * item takes the keyword of the sentence that leads into its list when it has
+ * none of its own and the lead-in ends with a colon ("Servers MUST:" then
+ * "- Validate all tool inputs"); a lead-in whose items carry it is not counted
+ * again on its own.
+ */
+export function keywordSentences(markdown: string): SpecSentence[] {
+  const out: SpecSentence[] = [];
+  // The lead-in paragraph and the enclosing items of the current list, outermost first.
+  let stack: Array<{ indent: number; text: string; sentence?: SpecSentence; used: boolean }> = [];
+  const close = (keepBelow: number) => {
+    while (stack.length && stack[stack.length - 1]!.indent >= keepBelow) {
+      const top = stack.pop()!;
+      if (top.sentence && !top.used) out.push(top.sentence);
+    }
+  };
+  for (const block of blocksOf(markdown)) {
+    close(block.kind === 'item' ? block.indent : -1);
+    if (block.kind === 'break') continue;
+    const sentences = sentencesOf(plain(block.text));
+    const section = block.sections[block.sections.length - 1] ?? '';
+    const base = { section, sections: block.sections };
+    // Only the immediate lead-in gives its keyword ("Servers MUST:" to its own items, not to items nested in them).
+    const parent = stack[stack.length - 1];
+    const inherited = parent?.text.endsWith(':') ? parent : undefined;
+    const lead = stack.length ? stack.map((s) => s.text).join(' ') : undefined;
+    sentences.forEach((text, i) => {
+      const own = strongestLevel(text);
+      const last = i === sentences.length - 1;
+      if (block.kind === 'item' && i === 0 && lead) {
+        const level = own ?? (inherited ? strongestLevel(inherited.text) : undefined);
+        if (!own && inherited && level) inherited.used = true;
+        const sentence: SpecSentence | undefined = level ? { ...base, text, lead, level } : undefined;
+        if (last && text.endsWith(':')) stack.push({ indent: block.indent, text, sentence, used: false });
+        else if (sentence) out.push(sentence);
+        return;
+      }
+      const sentence: SpecSentence | undefined = own ? { ...base, text, level: own } : undefined;
+      if (last && text.endsWith(':') && block.kind !== 'row') {
+        stack.push({ indent: block.kind === 'item' ? block.indent : -1, text, sentence, used: false });
+        return;
+      }
+      if (sentence) out.push(sentence);
+    });
+    // An item encloses the items indented below it (shown as their lead-in).
+    const top = stack[stack.length - 1];
+    if (block.kind === 'item' && sentences.length && !(top && top.indent === block.indent)) {
+      stack.push({ indent: block.indent, text: sentences[sentences.length - 1]!, used: true });
+    }
+  }
+  close(-1);
+  return out;
 }

@@ -11,11 +11,12 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import { TransportError } from './errors.js';
 import { encodeHeaderValue } from './protocol.js';
-import type { HttpInfo, SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
+import type { HttpInfo, RawHttpRequest, RawHttpResponse, SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
 
 /** How an SSE body begins: a field line or a comment. */
 const SSE_START = /^(?:(?:event|data|id|retry)[ \t]*:|:)/;
@@ -51,27 +52,122 @@ export class HttpTransport implements Transport {
     this.sink = sink;
   }
 
+  /** The MCP endpoint's URL. */
+  get endpoint(): string {
+    return this.opts.url;
+  }
+
   /** The session id a legacy server assigned (undefined: none, or the modern era). */
   get sessionId(): string | undefined {
     return this.legacySessionId;
   }
 
   send(text: string, info: SendInfo): Promise<SendOutcome> {
-    const headers: Record<string, string> =
-      info.era === 'legacy'
-        ? { ...this.opts.headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...this.legacyHeaders(info) }
-        : {
-            ...this.opts.headers,
-            'Content-Type': 'application/json',
-            Accept: 'application/json, text/event-stream',
-            ...(info.protocolVersion ? { 'MCP-Protocol-Version': info.protocolVersion } : {}),
-            ...(info.method ? { 'Mcp-Method': info.method } : {}),
-            ...(info.name !== undefined ? { 'Mcp-Name': encodeHeaderValue(info.name) } : {}),
-            ...info.headers,
-          };
+    const headers = this.postHeaders(info);
     // Which POST an answer came on: a request's (by id), or a notification's.
     const origin = info.id !== undefined ? { requestId: info.id } : { notification: true };
     return this.exchange('POST', headers, text, info.signal, false, origin);
+  }
+
+  /** The headers of a POST carrying one message. */
+  private postHeaders(info: SendInfo): Record<string, string> {
+    return info.era === 'legacy'
+      ? { ...this.opts.headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...this.legacyHeaders(info) }
+      : {
+          ...this.opts.headers,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...(info.protocolVersion ? { 'MCP-Protocol-Version': info.protocolVersion } : {}),
+          ...(info.method ? { 'Mcp-Method': info.method } : {}),
+          ...(info.name !== undefined ? { 'Mcp-Name': encodeHeaderValue(info.name) } : {}),
+          ...info.headers,
+        };
+  }
+
+  /**
+   * One HTTP exchange outside the JSON-RPC bookkeeping: the headers a POST of
+   * `info` would carry (or, for another method, the user's headers and
+   * Accept), with `omit` left out and `headers` set on top; the whole answer
+   * is returned, nothing goes to the session.
+   */
+  raw(req: RawHttpRequest): Promise<RawHttpResponse> {
+    const method = req.method ?? 'POST';
+    const defaults =
+      method === 'POST'
+        ? req.info
+          ? this.postHeaders(req.info)
+          : { ...this.opts.headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+        : { ...this.opts.headers, Accept: 'application/json, text/event-stream' };
+    const drop = new Set([...(req.omit ?? []), ...Object.keys(req.headers ?? {})].map((n) => n.toLowerCase()));
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(defaults)) if (!drop.has(name.toLowerCase())) headers[name] = value;
+    Object.assign(headers, req.headers);
+    const lib = this.url.protocol === 'https:' ? https : http;
+    const max = this.opts.maxMessageBytes;
+    const started = Date.now();
+    return new Promise<RawHttpResponse>((resolve, reject) => {
+      if (this.closed) return reject(new TransportError('connection closed'));
+      const request = lib.request(this.url, { method, headers, agent: this.agent });
+      this.open.add(request);
+      let answer: RawHttpResponse | undefined;
+      const parts: Buffer[] = [];
+      let size = 0;
+      let cut = false;
+      const finish = (timedOut = false) => {
+        clearTimeout(timer);
+        if (!answer) return;
+        const bytes = Buffer.concat(parts);
+        const body = bytes.toString('utf8');
+        answer.body = body;
+        if (!cut && !isUtf8(bytes)) answer.invalidUtf8 = true;
+        answer.sse = answer.sse || SSE_START.test(body.trimStart());
+        if (answer.sse) {
+          const parser = createParser({ onEvent: (e) => e.data.trim() !== '' && answer!.messages.push(e.data) });
+          parser.feed(body);
+        } else if (body.trim() !== '') answer.messages.push(body);
+        if (timedOut) answer.timedOut = true;
+        answer.durationMs = Date.now() - started;
+        resolve(answer);
+        answer = undefined;
+        request.destroy();
+      };
+      const timer = setTimeout(() => {
+        if (answer) finish(true);
+        else {
+          request.destroy();
+          reject(new TransportError(`no HTTP answer to ${method} within ${req.timeoutMs} ms`));
+        }
+      }, req.timeoutMs);
+      request.on('close', () => this.open.delete(request));
+      request.on('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        if (answer) finish();
+        else reject(new TransportError(describeNetError(err, this.opts.url)));
+      });
+      request.on('response', (res) => {
+        const headersOut: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) headersOut[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+        }
+        const contentType = headersOut['content-type'] ?? '';
+        answer = { status: res.statusCode ?? 0, headers: headersOut, body: '', messages: [], sse: /^text\/event-stream\b/i.test(contentType), durationMs: 0 };
+        if (req.headersOnly) return finish();
+        res.on('data', (chunk: Buffer) => {
+          if (size + chunk.length > max) {
+            parts.push(chunk.subarray(0, max - size));
+            size = max;
+            cut = true;
+            return finish();
+          }
+          size += chunk.length;
+          parts.push(chunk);
+        });
+        res.on('error', () => finish());
+        res.on('end', () => finish());
+        res.on('close', () => finish());
+      });
+      request.end(req.body);
+    });
   }
 
   listen(info: SendInfo): Promise<SendOutcome> {
@@ -141,6 +237,18 @@ export class HttpTransport implements Transport {
         let mode: 'sse' | 'body' | undefined = declaredSse ? 'sse' : undefined;
         let head = '';
         const decoder = new StringDecoder('utf8');
+        // Well-formedness of the stream's bytes, checked as they come (one violation per answer).
+        const strict = new TextDecoder('utf-8', { fatal: true });
+        let badUtf8 = false;
+        const checkUtf8 = (chunk: Buffer) => {
+          if (badUtf8) return;
+          try {
+            strict.decode(chunk, { stream: true });
+          } catch {
+            badUtf8 = true;
+            sink.violation('not-utf8', `an HTTP ${mode === 'sse' ? 'SSE stream' : 'response body'} is not well-formed UTF-8 (read with replacement characters)`, chunk.subarray(0, 256).toString('utf8'));
+          }
+        };
         // SSE: characters fed since the last complete event; past `max` the event is dropped up to its end.
         let since = 0;
         let discarding = false;
@@ -178,7 +286,10 @@ export class HttpTransport implements Transport {
         const parts: Buffer[] = [];
         let size = 0;
         const feed = (chunk: Buffer) => {
-          if (mode === 'sse') return feedSse(decoder.write(chunk));
+          if (mode === 'sse') {
+            checkUtf8(chunk);
+            return feedSse(decoder.write(chunk));
+          }
           if (oversized) return;
           size += chunk.length;
           if (size > max) {
@@ -208,12 +319,14 @@ export class HttpTransport implements Transport {
         });
         res.on('end', () => {
           if (mode === 'sse') return;
-          const body = Buffer.concat(parts).toString('utf8');
+          const bytes = Buffer.concat(parts);
+          const body = bytes.toString('utf8');
           if (body.trim() === '') return;
           // An HTTP error answer (401, 404, ...) may carry any body; only a JSON-RPC one is a message.
           const ok = status >= 200 && status < 300;
           if ((/json/i.test(contentType) || /^\s*[{[]/.test(body)) && (ok || /"jsonrpc"\s*:/.test(body))) {
             delivered = true;
+            if (!isUtf8(bytes)) checkUtf8(bytes);
             sink.message(body, httpInfo);
           } else {
             snippet = body.slice(0, 200);
@@ -287,3 +400,4 @@ function eventBoundary(text: string): number {
   const m = /\r\n\r\n|\n\n|\r\r|\r\n\n|\n\r\n/.exec(text);
   return m ? m.index + m[0].length : -1;
 }
+

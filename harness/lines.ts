@@ -4,6 +4,8 @@
  * its bytes are dropped up to the next newline, so a server cannot grow the
  * suite's memory by never ending a line.
  */
+import { isUtf8 } from 'node:buffer';
+
 const HEAD_BYTES = 256;
 
 export class LineSplitter {
@@ -15,6 +17,8 @@ export class LineSplitter {
     private readonly maxBytes: number,
     private readonly onLine: (line: string) => void,
     private readonly onOversized: (head: string, bytesSoFar: number) => void,
+    /** A line whose bytes are not well-formed UTF-8 (it is still delivered, decoded with replacement characters). */
+    private readonly onInvalidUtf8?: (line: string) => void,
   ) {}
 
   /** Bytes of the current, unfinished line held in memory (never more than `maxBytes`). */
@@ -65,7 +69,9 @@ export class LineSplitter {
   }
 
   private flush(): void {
-    let line = Buffer.concat(this.parts, this.size).toString('utf8');
+    const bytes = Buffer.concat(this.parts, this.size);
+    let line = bytes.toString('utf8');
+    if (this.onInvalidUtf8 && !isUtf8(bytes)) this.onInvalidUtf8(line);
     this.parts = [];
     this.size = 0;
     if (line.endsWith('\r')) line = line.slice(0, -1);

@@ -14,7 +14,7 @@ import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { currentAbortScope } from './scope.js';
 import { Subscription, SUBSCRIPTION_NOTIFICATIONS, subscriptionIdOf, type Attribution } from './subscription.js';
-import type { HttpInfo, SendOutcome, Transport } from './transport.js';
+import type { HttpInfo, RawHttpResponse, SendInfo, Transport } from './transport.js';
 import type { TransportKind, WireFrame } from '../model/wire.js';
 import type { JsonObject } from '../model/json.js';
 
@@ -56,6 +56,7 @@ export interface Exchange {
  * request can own. Kinds:
  * - not-json / not-jsonrpc / batch: a line, body or SSE event that is not one JSON-RPC message;
  * - oversized-message: longer than the maximum message size (dropped unread);
+ * - not-utf8: a line, body or SSE stream whose bytes are not well-formed UTF-8 (still read, with replacement characters);
  * - unknown-id: a response with an id this connection never sent;
  * - duplicate-response: a second response to an answered request;
  * - stale-round-response: a second response on the id of a request answered with input_required
@@ -72,6 +73,7 @@ export type ViolationKind =
   | 'not-jsonrpc'
   | 'batch'
   | 'oversized-message'
+  | 'not-utf8'
   | 'unknown-id'
   | 'duplicate-response'
   | 'stale-round-response'
@@ -190,8 +192,6 @@ export class Session {
   declaredCapabilities?: JsonObject;
   /** Every request and notification method the server sent on this connection: how often, and its first frame. */
   readonly inboundMethods = new Map<string, { count: number; frame: WireFrame }>();
-  /** HTTP: how the server answered the POST of each notification, and of each answer to a server request (the first MAX_VIOLATIONS). */
-  readonly acceptAnswers: Array<{ what: string; frame: WireFrame; http?: HttpInfo; bodySnippet?: string }> = [];
   /** Legacy era, HTTP: how the server answered each standalone GET. */
   readonly getStreams: HttpInfo[] = [];
 
@@ -216,6 +216,11 @@ export class Session {
   /** Legacy era, HTTP: the `Mcp-Session-Id` the server assigned (undefined: none). */
   get sessionId(): string | undefined {
     return this.transport.sessionId;
+  }
+
+  /** Streamable HTTP: the MCP endpoint's URL (undefined on stdio). */
+  get endpoint(): string | undefined {
+    return this.transport.endpoint;
   }
 
   /** Switch the era rules of this connection (the legacy handshake does, once a version is negotiated). */
@@ -366,8 +371,7 @@ export class Session {
     const text = JSON.stringify(message);
     const frame = this.record('out', text);
     const version = meta ? this.profile.version : this.profile.headerVersion;
-    const outcome = await this.transport.send(text, { method, protocolVersion: version, era: this.profile.era });
-    this.noteAccepted(method, frame, outcome);
+    await this.transport.send(text, { method, protocolVersion: version, era: this.profile.era });
     return frame;
   }
 
@@ -393,6 +397,74 @@ export class Session {
     if (!this.transport.terminate || this.closedReason) return undefined;
     const outcome = await this.transport.terminate({ protocolVersion: this.profile.headerVersion, era: this.profile.era });
     return outcome.http?.status;
+  }
+
+  /**
+   * Build a request as `request` would send it (the next id, the era's
+   * `_meta`), without sending it: for `rawHttp`.
+   */
+  message(method: string, params: JsonObject = {}, opts: Pick<RequestOptions, 'meta' | 'id'> = {}): JsonObject & { id: RequestId; method: string } {
+    const meta = this.profile.meta(opts.meta);
+    const fullParams: JsonObject = { ...params };
+    if (meta) fullParams._meta = { ...(params._meta as JsonObject | undefined), ...meta };
+    return { jsonrpc: '2.0', id: opts.id ?? this.nextId(), method, params: fullParams };
+  }
+
+  /**
+   * Streamable HTTP only: one HTTP exchange outside the JSON-RPC bookkeeping,
+   * for the transport rules a correct client never breaks. `message` (a
+   * request or notification) is POSTed with the headers `request` would
+   * send, then `omit` and `headers` applied; without it, `method` (e.g. GET)
+   * goes with the user's headers only. Nothing of the answer reaches the
+   * session's routing or violation log; its frames (the message sent, each
+   * message received, or a line describing a body without one) are recorded
+   * in the wire log and returned as evidence.
+   */
+  async rawHttp(req: {
+    message?: JsonObject;
+    method?: string;
+    body?: string;
+    headers?: Record<string, string>;
+    omit?: string[];
+    timeoutMs?: number;
+    headersOnly?: boolean;
+  }): Promise<RawHttpResponse & { frames: WireFrame[] }> {
+    if (!this.transport.raw) throw new TransportError('rawHttp: this connection is not Streamable HTTP');
+    if (this.closedReason) throw new ConnectionClosedError(req.message?.method as string ?? req.method ?? 'POST', this.closedReason);
+    const text = req.message ? JSON.stringify(req.message) : req.body;
+    const httpMethod = req.method ?? 'POST';
+    const frames = [this.record('out', text ?? `(HTTP ${httpMethod} without a body)`)];
+    let info: SendInfo | undefined;
+    if (req.message) {
+      const method = typeof req.message.method === 'string' ? req.message.method : undefined;
+      const params = req.message.params as JsonObject | undefined;
+      const id = req.message.id as RequestId | undefined;
+      const metaVersion = (params?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'];
+      info = {
+        ...(id !== undefined ? { id } : {}),
+        method,
+        name: method ? mirroredName(method, params) : undefined,
+        protocolVersion: typeof metaVersion === 'string' ? metaVersion : this.profile.headerVersion,
+        headers: method ? this.paramHeaders(method, params) : {},
+        era: this.profile.era,
+      };
+    }
+    const answer = await this.transport.raw({
+      method: httpMethod,
+      body: text,
+      info,
+      headers: req.headers,
+      omit: req.omit,
+      timeoutMs: req.timeoutMs ?? this.opts.requestTimeoutMs,
+      headersOnly: req.headersOnly,
+    });
+    const http: HttpInfo = { status: answer.status, contentType: answer.headers['content-type'], stream: answer.sse };
+    for (const m of answer.messages) frames.push(this.record('in', m, http));
+    if (answer.messages.length === 0) {
+      const what = req.headersOnly ? 'body not read' : answer.body === '' ? 'empty body' : `body: ${truncate(answer.body, 200)}`;
+      frames.push(this.record('in', `(HTTP ${answer.status}, ${what})`, http));
+    }
+    return { ...answer, frames };
   }
 
   private send(
@@ -468,14 +540,13 @@ export class Session {
       exchange.frames.push(out);
       sent = true;
       onSent?.(out);
-      const name = typeof params?.name === 'string' ? params.name : typeof params?.uri === 'string' ? params.uri : undefined;
       const metaVersion = (params?._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'];
       const headers = { ...this.paramHeaders(method, params), ...opts.headers };
       this.transport
         .send(text, {
           id,
           method,
-          name: method === 'tools/call' || method === 'prompts/get' || method === 'resources/read' ? name : undefined,
+          name: mirroredName(method, params),
           protocolVersion: opts.headerVersion ?? (typeof metaVersion === 'string' ? metaVersion : this.profile.headerVersion),
           headers,
           signal: http.signal,
@@ -746,17 +817,10 @@ export class Session {
     const answer = this.profile.answer!(String(obj.method), params);
     const text = JSON.stringify({ jsonrpc: '2.0', id: obj.id, ...answer });
     if (this.closedReason) return;
-    const sent = this.record('out', text);
+    this.record('out', text);
     this.transport
       .send(text, { protocolVersion: this.profile.headerVersion, era: this.profile.era })
-      .then((outcome) => this.noteAccepted(`the answer to ${truncate(String(obj.method), 100)}`, sent, outcome))
       .catch(() => undefined);
-  }
-
-  /** HTTP: keep how the server answered a notification's or a response's POST. */
-  private noteAccepted(what: string, frame: WireFrame, outcome: SendOutcome): void {
-    if (!outcome.http || this.acceptAnswers.length >= MAX_VIOLATIONS) return;
-    this.acceptAnswers.push({ what, frame, http: outcome.http, ...(outcome.bodySnippet ? { bodySnippet: outcome.bodySnippet } : {}) });
   }
 
   /** The subscription opened by the listen request with this id (exact JSON type). */
@@ -874,6 +938,13 @@ export class Session {
     for (const t of this.taps) t(frame);
     return frame;
   }
+}
+
+/** The body field `Mcp-Name` mirrors: `params.name` (tools/call, prompts/get) or `params.uri` (resources/read). */
+function mirroredName(method: string, params: JsonObject | undefined): string | undefined {
+  if (method !== 'tools/call' && method !== 'prompts/get' && method !== 'resources/read') return undefined;
+  const value = method === 'resources/read' ? params?.uri : params?.name;
+  return typeof value === 'string' ? value : undefined;
 }
 
 function idKey(id: RequestId): string {

@@ -54,6 +54,46 @@ export interface SendOutcome {
   oversized?: boolean;
 }
 
+/**
+ * One HTTP exchange outside the JSON-RPC bookkeeping (Streamable HTTP only):
+ * for the transport rules a correct client never breaks (a foreign `Origin`,
+ * a missing or wrong `Mcp-*` header, a GET, a notification POST).
+ */
+export interface RawHttpRequest {
+  /** HTTP method; default POST. */
+  method?: string;
+  /** The body as sent. */
+  body?: string;
+  /** POST: the facts the standard MCP headers are mirrored from, as for `send` (none: only Content-Type and Accept). */
+  info?: SendInfo;
+  /** Headers set on top of the defaults (a same-named default, compared case-insensitively, is replaced). */
+  headers?: Record<string, string>;
+  /** Default headers left out, by name (case-insensitive). */
+  omit?: string[];
+  /** Give up reading the body after this long (the answer so far is returned, `timedOut` set). */
+  timeoutMs: number;
+  /** Resolve as soon as the status and headers arrived (a stream that stays open, e.g. subscriptions/listen). */
+  headersOnly?: boolean;
+}
+
+export interface RawHttpResponse {
+  status: number;
+  /** Response headers, names in lower case (repeated ones joined with ", "). */
+  headers: Record<string, string>;
+  /** The body, decoded as UTF-8 (cut at the maximum message size). */
+  body: string;
+  /** The body was not valid UTF-8. */
+  invalidUtf8?: boolean;
+  /** The messages the body carried: the JSON body itself, or each SSE event's data. */
+  messages: string[];
+  /** The body was an SSE stream (by its Content-Type or its first line). */
+  sse: boolean;
+  /** The body had not ended within `timeoutMs`. */
+  timedOut?: boolean;
+  /** Milliseconds from sending until the body ended (or the headers arrived, with `headersOnly`). */
+  durationMs: number;
+}
+
 export interface Transport {
   readonly kind: TransportKind;
   start(sink: TransportSink): Promise<void>;
@@ -75,6 +115,10 @@ export interface Transport {
   terminate?(info: SendInfo): Promise<SendOutcome>;
   /** Legacy era, HTTP: the session id the server assigned, if any. */
   readonly sessionId?: string;
+  /** HTTP: the MCP endpoint's URL. */
+  readonly endpoint?: string;
+  /** HTTP only: one exchange outside the JSON-RPC bookkeeping (see RawHttpRequest). */
+  raw?(req: RawHttpRequest): Promise<RawHttpResponse>;
   /**
    * stdio: close the server's input (its shutdown signal) while still reading
    * its output. Absent on transports without such a signal.

@@ -58,7 +58,7 @@ export interface ToolFixture {
   calls?: FixtureCall[];
 }
 
-/** Something that changes the server's tool list: a tool call, or a shell command. */
+/** Something that changes the server's state (its tool list, its subscriptions): a tool call, or a shell command. */
 export type ChangeTrigger = { tool: string; arguments?: Record<string, unknown> } | { command: string };
 
 export interface Config {
@@ -71,6 +71,12 @@ export interface Config {
   };
   tools?: { include?: string[]; exclude?: string[]; allowSideEffects?: boolean };
   listChanged?: { trigger?: ChangeTrigger; undo?: ChangeTrigger; timeoutMs?: number };
+  /**
+   * Makes the server end its open subscriptions on its own initiative (as a
+   * shutdown would), for subscriptions/graceful-close; `timeoutMs`: how long
+   * to wait for the end (default: the request timeout).
+   */
+  subscriptionEnd?: { trigger: ChangeTrigger; timeoutMs?: number };
   slowTool?: ToolCallSpec;
   capabilityTool?: ToolCallSpec & { requires: InputCapability[] };
   /** Per-tool fixtures, by tool name. */

@@ -25,6 +25,12 @@ export interface SpecRef {
   section: string;
 }
 
+/**
+ * The `page` of a rule that is the user's, not the spec's: a check judging
+ * what the configuration file declares (its section is the file's key).
+ */
+export const CONFIG_PAGE = 'configuration file';
+
 /** A cited rule: the place and the sentence(s) copied verbatim from it. */
 export interface Citation {
   spec: SpecRef;

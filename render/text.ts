@@ -4,6 +4,7 @@
  */
 import type { CheckResult, ReplayCase, RunResult, SubjectResult, Verdict } from '../model/results.js';
 import { VERDICTS } from '../model/results.js';
+import { CONFIG_PAGE } from '../model/spec.js';
 import { safeClip, safeText } from './escape.js';
 import type { WireFrame } from '../model/wire.js';
 
@@ -44,8 +45,9 @@ export function overallVerdict(results: readonly SubjectResult[]): Verdict {
   return 'skip';
 }
 
-/** `server/tools#Capabilities (MUST)` */
+/** `server/tools#Capabilities (MUST)`; a rule of the user's own: `your configuration file: fixtures (not a spec rule)` */
 export function specText(check: Pick<CheckResult, 'spec' | 'level'>): string {
+  if (check.spec.page === CONFIG_PAGE) return `your configuration file: ${safeText(check.spec.section)} (not a spec rule: judged as you declared it)`;
   return `${safeText(check.spec.page)}#${safeText(check.spec.section)} (${safeText(check.level)})`;
 }
 

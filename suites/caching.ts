@@ -12,6 +12,10 @@ import type { JsonObject } from '../model/json.js';
 
 const CACHING = 'server/utilities/caching';
 
+/** Which results carry caching hints (server/utilities/caching "Cacheable Results"). */
+const CACHEABLE_QUOTE =
+  'Servers MUST include caching hints on results with resultType: "complete" returned by the following operations: server/discover tools/list prompts/list resources/list resources/templates/list resources/read';
+
 /** How many listed resources are read to judge resources/read results. */
 export const RESOURCES_READ = 10;
 
@@ -68,7 +72,7 @@ const complete = (r: Cacheable) => r.result.resultType !== 'input_required';
  * (naming each bad page or URI), and the values seen, per method and page, as
  * a note.
  */
-async function judgeHint(t: Probe, fieldName: 'ttlMs' | 'cacheScope', problemsOf: (r: JsonObject) => string[], expected: string) {
+async function judgeHint(t: Probe, fieldName: 'ttlMs' | 'cacheScope', problemsOf: (r: JsonObject) => string[], expected: string, part?: string) {
   const results = (await cacheableResults(t)).filter(complete);
   const seen: Record<string, unknown> = {};
   const bad = new Map<string, Array<{ r: Cacheable; problems: string[] }>>();
@@ -87,6 +91,7 @@ async function judgeHint(t: Probe, fieldName: 'ttlMs' | 'cacheScope', problemsOf
       expected: `${expected} on every complete ${method} result`,
       actual: `${method} ${listed.join('; ')}${more}`,
       wire: entries.slice(0, 2).map((e) => e.r.exchange),
+      ...(part ? { part } : {}),
     });
   }
 }
@@ -95,12 +100,24 @@ export const ttlMs = defineCheck({
   id: 'caching/ttl-ms',
   title: 'every complete result of a cacheable operation carries ttlMs, an integer >= 0',
   level: 'MUST',
+  /*
+   * Modern only, like all caching hints (2025-11-25 has none). Presence:
+   * Cacheable Results; the value: the TTL Field section ("integer" is the
+   * schema's type of ttlMs, schema.json CacheableResult).
+   */
   spec: { revision: 'draft', page: CACHING, section: 'Cacheable Results' },
-  quote:
-    'Servers MUST include caching hints on results with resultType "complete" of server/discover, tools/list, prompts/list, resources/list, resources/templates/list and resources/read; servers MUST provide a ttlMs value that is >= 0 (an integer, in milliseconds).',
+  quote: CACHEABLE_QUOTE,
+  parts: {
+    value: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: CACHING, section: 'Time-to-Live (TTL) Field' },
+      quote: 'Servers MUST provide a ttlMs value that is >= 0.',
+    },
+  },
   resultFields: ['ttlMs'],
   async run(t) {
-    await judgeHint(t, 'ttlMs', ttlProblems, 'ttlMs, an integer >= 0,');
+    await judgeHint(t, 'ttlMs', (r) => ttlProblems(r).filter((p) => p.endsWith('is missing')), 'ttlMs');
+    await judgeHint(t, 'ttlMs', (r) => ttlProblems(r).filter((p) => !p.endsWith('is missing')), 'ttlMs, an integer >= 0,', 'value');
   },
 });
 
@@ -108,12 +125,20 @@ export const cacheScope = defineCheck({
   id: 'caching/cache-scope',
   title: 'every complete result of a cacheable operation carries cacheScope "public" or "private"',
   level: 'MUST',
+  // Presence: Cacheable Results; the two values are the schema's (CacheableResult.cacheScope), a MUST as every schema rule.
   spec: { revision: 'draft', page: CACHING, section: 'Cacheable Results' },
-  quote:
-    'Servers MUST include caching hints on results with resultType "complete" of the cacheable operations; cacheScope is either "public" or "private".',
+  quote: CACHEABLE_QUOTE,
+  parts: {
+    value: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'schema', section: 'CacheableResult' },
+      quote: 'cacheScope: "public" | "private";',
+    },
+  },
   resultFields: ['cacheScope'],
   async run(t) {
-    await judgeHint(t, 'cacheScope', cacheScopeProblems, 'cacheScope "public" or "private"');
+    await judgeHint(t, 'cacheScope', (r) => cacheScopeProblems(r).filter((p) => p.endsWith('is missing')), 'cacheScope');
+    await judgeHint(t, 'cacheScope', (r) => cacheScopeProblems(r).filter((p) => !p.endsWith('is missing')), 'cacheScope "public" or "private"', 'value');
   },
 });
 

@@ -230,6 +230,14 @@ export interface CheckDef extends Rule {
    */
   parts?: Record<string, Rule>;
   transports?: TransportKind[];
+  /**
+   * Set when the rule is the user's, not the spec's: the check judges what the
+   * configuration file declares under this key (e.g. `fixtures`). Its `spec`
+   * then names the configuration file (page CONFIG_PAGE, model/spec.ts), its quote
+   * states the user's expectation, and it has no spec citation (citationsOf
+   * leaves it out, so no spec sentence is claimed for it).
+   */
+  fromConfig?: string;
   /** A server capability (server/discover, or initialize in the legacy era) the check needs; skipped without it. */
   capability?: 'tools' | 'prompts' | 'resources';
   /**
@@ -279,6 +287,7 @@ export function quoteFor(rule: Rule, era: Era): string {
 /** Every citation of a check, its parts' included: what the quote test verifies against the pages. */
 export function citationsOf(check: CheckDef): Array<{ where: string; level: Level; citation: Citation }> {
   const out: Array<{ where: string; level: Level; citation: Citation }> = [];
+  if (check.fromConfig) return out;
   const add = (where: string, rule: Rule) => {
     out.push({ where, level: rule.level, citation: { spec: rule.spec, quote: rule.quote } });
     if (rule.legacy) out.push({ where: `${where} (legacy)`, level: rule.level, citation: { spec: rule.legacy.spec, quote: rule.legacy.quote ?? rule.quote } });

@@ -6,34 +6,32 @@ import { walkList } from '../harness/walk.js';
 import { defineCheck, describeAnswer, show } from './check.js';
 import type { JsonObject } from '../model/json.js';
 
+/**
+ * The MUST is basic/versioning's "Servers MUST implement server/discover"
+ * (the page itself states it above its first heading): an answer that is a
+ * DiscoverResult of the schema. Its resultType is protocol/result-type's;
+ * supportedVersions naming the version the request declared is described
+ * ("Protocol versions the server supports"), not required in words, so it is
+ * a note here, never a finding; its caching hints are caching/*'s.
+ */
 export const discoverResult = defineCheck({
   id: 'discover/result',
   title: 'server/discover answers with a valid DiscoverResult',
   level: 'MUST',
-  spec: { revision: 'draft', page: 'server/discover', section: 'Response' },
-  quote:
-    'Servers MUST implement server/discover; the result carries supportedVersions, capabilities and resultType "complete" (DiscoverResult).',
+  spec: { revision: 'draft', page: 'basic/versioning', section: 'Protocol Version Negotiation' },
+  quote: 'Servers MUST implement server/discover.',
   async run(t) {
     const d = t.ctx.discovery();
     const ex = d.exchange;
     if (!ex) return t.notObserved(d.problem ?? 'server/discover was not answered');
     if (!t.expect(!ex.error, { expected: 'a DiscoverResult', actual: describeAnswer(ex), wire: ex })) return;
     t.expectSchemaValid(ex, 'DiscoverResult');
-    t.expect(ex.result?.resultType === 'complete', {
-      expected: 'resultType "complete"',
-      actual: `resultType ${show(ex.result?.resultType)}`,
-      wire: ex,
-    });
-    // It answered a request declaring this version, so it supports it.
     const versions = ex.result?.supportedVersions;
     const spoken = wireVersion(t.ctx.revision);
     t.note('supportedVersions', versions);
-    t.expect(Array.isArray(versions) && versions.includes(spoken), {
-      expected: `supportedVersions listing ${show(spoken)}, the version the request declared and the server answered`,
-      actual: `supportedVersions ${show(versions)}`,
-      wire: ex,
-    });
-    // Its caching hints are judged by caching/ttl-ms and caching/cache-scope.
+    if (Array.isArray(versions) && !versions.includes(spoken)) {
+      t.note('supportedVersions omits the version it answered', spoken);
+    }
   },
 });
 
@@ -57,12 +55,18 @@ export const discoverServerInfo = defineCheck({
   },
 });
 
+/**
+ * "Servers that support tools MUST declare the tools capability." A server
+ * that declares no tools and answers tools/list with an empty list shows no
+ * tool support (an empty list is what a server without tools may well
+ * answer), so only listed tools make an undeclared capability a finding.
+ */
 export const discoverToolsCapability = defineCheck({
   id: 'discover/tools-capability',
   title: 'a server that serves tools declares the tools capability',
   level: 'MUST',
   spec: { revision: 'draft', page: 'server/tools', section: 'Capabilities' },
-  quote: 'Servers that support tools MUST declare the tools capability.',
+  quote: 'Servers that support tools MUST declare the tools capability',
   legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Capabilities' } },
   async run(t) {
     const d = t.ctx.discovery();
@@ -77,12 +81,14 @@ export const discoverToolsCapability = defineCheck({
       });
       return;
     }
-    // Not declared: the server must then not be serving tools.
+    // Not declared: the server must then not be serving tools (an empty list serves none).
     const walk = await walkList(t.session, 'tools/list', 'tools', { maxPages: 1 });
     const first = walk.pages[0]!;
-    t.expect(!!first.error, {
-      expected: `either capabilities.tools in ${where}, or tools/list not served`,
-      actual: `tools undeclared, yet tools/list answered with ${Array.isArray(first.result?.tools) ? first.result.tools.length : 'a'} tool(s)`,
+    const listed = Array.isArray(first.result?.tools) ? (first.result.tools as unknown[]).length : 0;
+    t.note('tools/list without the capability', first.error ? `JSON-RPC error ${show(first.error.code)}` : `${listed} tool(s)`);
+    t.expect(listed === 0, {
+      expected: `either capabilities.tools in ${where}, or no tools served by tools/list`,
+      actual: `tools undeclared, yet tools/list listed ${listed} tool(s)`,
       wire: [d.exchange!, first],
     });
   },

@@ -3,7 +3,8 @@
  * made as written (arguments, declared capabilities, scripted answers for the
  * input the tool asks for) and judged against the outcome the server's author
  * declared. Each call is made once per run, through the one MRTR driver, and
- * shared by both checks.
+ * shared by both checks. These are the user's rules, not the spec's: each
+ * check is marked `fromConfig` and cites the configuration file, never a page.
  */
 import { completeRequest, isInputRequired, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
@@ -12,6 +13,7 @@ import { judgeable } from './mrtr.js';
 import { capabilitiesFor } from './targets.js';
 import type { FixtureCall } from '../model/config.js';
 import { canonical } from '../model/json.js';
+import { CONFIG_PAGE } from '../model/spec.js';
 
 interface FixtureRun {
   tool: string;
@@ -91,11 +93,15 @@ function unlisted(t: Probe, r: FixtureRun): boolean {
 export const fixtureOutcome = defineCheck({
   id: 'fixtures/outcome',
   title: "each example call in the fixture file ends as its author declared",
+  // The user's rule, not the spec's: no sentence of server/tools says how a given call ends. The
+  // configuration file's author declared it, so a mismatch fails the run as a failed test of theirs
+  // would, and the report names the file, not a spec page, as the requirement's source.
   level: 'MUST',
   capability: 'tools',
-  spec: { revision: 'draft', page: 'server/tools', section: 'Calling Tools' },
+  fromConfig: 'fixtures',
+  spec: { revision: 'draft', page: CONFIG_PAGE, section: 'fixtures' },
   quote:
-    "A tools/call ends as the server's own fixture file declares: a result (complete), a tool execution error (isError: true), a request for input (input_required), or a JSON-RPC error.",
+    'Declared in your configuration file (fixtures.<tool>.calls[].expect.outcome), not by the spec: the call ends as declared, with a result (complete), a tool execution error (isError), a request for input (input_required) or a JSON-RPC error (error, with errorCode when given).',
   async run(t) {
     for (const r of await selected(t, (c) => c.expect?.outcome !== undefined, 'an expected outcome')) {
       if (unlisted(t, r)) continue;
@@ -130,10 +136,13 @@ export const fixtureOutcome = defineCheck({
 export const fixtureContent = defineCheck({
   id: 'fixtures/content',
   title: 'each example call returns the content its fixture declares',
+  // The user's rule, not the spec's (see fixtures/outcome).
   level: 'MUST',
   capability: 'tools',
-  spec: { revision: 'draft', page: 'server/tools', section: 'Tool Result' },
-  quote: "A tools/call result carries the text content and the structuredContent the server's own fixture file declares for that call.",
+  fromConfig: 'fixtures',
+  spec: { revision: 'draft', page: CONFIG_PAGE, section: 'fixtures' },
+  quote:
+    'Declared in your configuration file (fixtures.<tool>.calls[].expect.content and .structuredContent), not by the spec: the result carries text content containing each declared string and exactly the declared structuredContent.',
   async run(t) {
     const applies = (c: FixtureCall) => c.expect?.content !== undefined || c.expect?.structuredContent !== undefined;
     for (const r of await selected(t, applies, 'expected content')) {

@@ -17,6 +17,13 @@ import { transportChecks } from './transport.js';
 import { protocolChecks } from './protocol.js';
 import { metaChecks } from './meta.js';
 import { versioningChecks } from './versioning.js';
+import { streamableHttpChecks } from './streamable-http.js';
+import { promptChecks } from './prompts.js';
+import { resourceChecks } from './resources.js';
+import { progressChecks } from './progress.js';
+import { errorCodeChecks } from './error-codes.js';
+import { resultMetaChecks } from './result-meta.js';
+import { encodingChecks } from './encoding.js';
 import { pingChecks } from './ping.js';
 import { loggingChecks } from './logging.js';
 import { listChangedChecks } from './list-changed.js';
@@ -26,34 +33,55 @@ import { elicitationChecks } from './elicitation.js';
 import { taskChecks } from './tasks.js';
 import { negotiationChecks } from './lifecycle.js';
 
-export const catalogue: Check[] = [
-  ...discoverChecks,
-  ...lifecycleChecks,
-  ...toolsListChecks,
-  ...toolsCallChecks,
-  ...paginationChecks,
-  ...cachingChecks,
-  ...mrtrChecks,
-  ...fixtureChecks,
-  ...subscriptionChecks,
-  ...cancellationChecks,
-  ...metaChecks,
-  ...versioningChecks,
-  ...statelessnessChecks,
-  ...protocolChecks,
-  ...transportChecks,
+/**
+ * Each suite module and the checks it defines, in report order: the one place
+ * that says which file holds a check (`list` prints it; a test proves each
+ * file exports exactly these checks).
+ */
+export const suiteModules: ReadonlyArray<{ file: string; checks: readonly Check[] }> = [
+  { file: 'suites/discover.ts', checks: discoverChecks },
+  { file: 'suites/lifecycle.ts', checks: lifecycleChecks },
+  { file: 'suites/tools-list.ts', checks: toolsListChecks },
+  { file: 'suites/tools-call.ts', checks: toolsCallChecks },
+  { file: 'suites/pagination.ts', checks: paginationChecks },
+  { file: 'suites/caching.ts', checks: cachingChecks },
+  { file: 'suites/mrtr.ts', checks: mrtrChecks },
+  { file: 'suites/fixtures.ts', checks: fixtureChecks },
+  { file: 'suites/subscriptions.ts', checks: subscriptionChecks },
+  { file: 'suites/cancellation.ts', checks: cancellationChecks },
+  { file: 'suites/meta.ts', checks: metaChecks },
+  { file: 'suites/versioning.ts', checks: versioningChecks },
+  { file: 'suites/statelessness.ts', checks: statelessnessChecks },
+  { file: 'suites/protocol.ts', checks: protocolChecks },
+  { file: 'suites/transport.ts', checks: transportChecks },
+  { file: 'suites/streamable-http.ts', checks: streamableHttpChecks },
+  { file: 'suites/prompts.ts', checks: promptChecks },
+  { file: 'suites/resources.ts', checks: resourceChecks },
+  { file: 'suites/progress.ts', checks: progressChecks },
+  { file: 'suites/error-codes.ts', checks: errorCodeChecks },
+  { file: 'suites/result-meta.ts', checks: resultMetaChecks },
+  { file: 'suites/encoding.ts', checks: encodingChecks },
   // The legacy era's own rules (2025-11-25): ping, logging, list changes on the
-  // session, cancellation, the HTTP session; the capability check last, so it
-  // judges what every connection before it received.
-  ...pingChecks,
-  ...loggingChecks,
-  ...listChangedChecks,
-  ...legacyCancellationChecks,
-  ...sessionChecks,
-  ...elicitationChecks,
-  ...taskChecks,
-  ...negotiationChecks,
+  // session, cancellation, the HTTP session, elicitation modes, tasks; the
+  // negotiated-capability check last, so it judges what every connection before it received.
+  { file: 'suites/ping.ts', checks: pingChecks },
+  { file: 'suites/logging.ts', checks: loggingChecks },
+  { file: 'suites/list-changed.ts', checks: listChangedChecks },
+  { file: 'suites/cancellation-legacy.ts', checks: legacyCancellationChecks },
+  { file: 'suites/sessions.ts', checks: sessionChecks },
+  { file: 'suites/elicitation.ts', checks: elicitationChecks },
+  { file: 'suites/tasks.ts', checks: taskChecks },
+  { file: 'suites/lifecycle.ts', checks: negotiationChecks },
 ];
+
+export const catalogue: Check[] = suiteModules.flatMap((m) => m.checks);
+
+const fileOf = new Map<string, string>(suiteModules.flatMap((m) => m.checks.map((c) => [c.id, m.file] as const)));
+
+/** The suite file (relative to the package root) that defines a check. */
+export function sourceFileOf(check: Pick<Check, 'id'>): string | undefined {
+  return fileOf.get(check.id);
+}
 
 const ids = new Set<string>();
 for (const c of catalogue) {

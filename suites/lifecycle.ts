@@ -17,8 +17,8 @@ export const initializeResult = defineCheck({
   title: 'initialize answers with a valid InitializeResult (protocolVersion, capabilities, serverInfo)',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/lifecycle', section: 'Initialization' },
-  quote:
-    'The server MUST respond [to initialize] with its own capabilities and information: protocolVersion, capabilities and serverInfo (InitializeResult).',
+  // The answer's shape (protocolVersion, capabilities, serverInfo) is the schema's InitializeResult.
+  quote: 'The server MUST respond with its own capabilities and information',
   async run(t) {
     const ex = t.ctx.discovery().handshake?.initialize;
     if (!ex) return t.notObserved('the run has no initialize exchange');

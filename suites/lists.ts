@@ -70,7 +70,8 @@ export function declaredLists(t: Probe): ListKind[] {
 /**
  * The memoized walk of a list, or not-observed when it could not be walked to
  * the end (a cycle or a refused empty-string cursor still counts as the end:
- * those are the pagination checks' findings).
+ * the pages seen are the list as far as it can be reached; a refused or
+ * restarting "" is pagination/<list>-empty-cursor's finding).
  */
 export async function walked(t: Probe, method: ListMethod, where: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> {
   const walk = await t.ctx.walk(method, where);

@@ -16,7 +16,7 @@ export const requiredFields = defineCheck({
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/index', section: '_meta' },
   quote:
-    'A request missing any required field (io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities) is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request.',
+    'A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request.',
   async run(t) {
     const version = wireVersion(t.ctx.revision);
     for (const method of probeMethods(t)) {
@@ -49,10 +49,13 @@ export const requiredFields = defineCheck({
 export const clientInfoOptional = defineCheck({
   id: 'meta/client-info-optional',
   title: 'a request without the optional clientInfo is served',
-  level: 'MUST',
+  // clientInfo is optional (the _meta table: Required No) and nothing says in so many words that a
+  // server must serve a request without it; the keyword is the Note's: a server that refuses a request
+  // for lacking it changes its behaviour on clientInfo. So SHOULD.
+  level: 'SHOULD',
   spec: { revision: 'draft', page: 'basic/index', section: '_meta' },
   quote:
-    'io.modelcontextprotocol/clientInfo is not a required per-request field; only a request missing a required field is malformed and rejected.',
+    'io.modelcontextprotocol/clientInfo and io.modelcontextprotocol/serverInfo are self-reported by the sender and are not verified by the protocol. They are intended for display, logging, and debugging. Implementations SHOULD NOT use them to change the behavior of the client or server, and SHOULD NOT rely on them for security decisions.',
   async run(t) {
     for (const method of probeMethods(t)) {
       const ex = await attempt(t.session, method, {}, { meta: { omit: ['clientInfo'] } });

@@ -16,7 +16,6 @@ import { checkJsonSchema } from '../harness/jsonschema.js';
 import { answerInputRequests, capabilityNeeded, completeRequest, continueRequest, INPUT_CAPABILITIES, INPUT_REQUEST_KINDS, isInputRequired, sendRetry, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
 import { defineCheck, describeAnswer, frameKey, show, type Probe, type SuiteContext } from './check.js';
-import { cachingHintProblems } from './rules.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
 import { isObject, type JsonObject } from '../model/json.js';
 import type { ScriptedAnswer } from '../model/config.js';
@@ -104,7 +103,8 @@ async function mrtrTools(t: Probe): Promise<MrtrTool[]> {
  */
 export function ownerOf(d: DriveOutcome): string | undefined {
   if (d.status === 'stale-id') return 'mrtr/retry-id';
-  if (d.status === 'unterminated') return 'mrtr/round-trip';
+  // Servers MAY ask again on every attempt (mrtr#Server Requirements): a drive that never ends is no one's finding.
+  if (d.status === 'unterminated') return 'not judged: the server asked for input on every round, which it MAY do; raise --max-rounds or script the answers';
   if (d.status === 'stuck') {
     if (d.stuck === 'empty') return 'mrtr/input-or-state';
     if (d.stuck === 'result-type') return 'protocol/result-type';
@@ -215,7 +215,7 @@ export const inputRequestsValid = defineCheck({
   capability: 'tools',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
   quote:
-    'inputRequests keys MUST be unique within the scope of the request; values MUST be one of ElicitRequest, CreateMessageRequest or ListRootsRequest (the result is a valid InputRequiredResult).',
+    'inputRequests keys are server assigned identifiers and MUST be unique within the scope of the request. inputRequests values are request objects that MUST be one of ElicitRequest, CreateMessageRequest, or ListRootsRequest',
   async run(t) {
     const tools = await mrtrTools(t);
     for (const { x, ex, round } of inputRequiredRounds(tools)) {
@@ -252,8 +252,16 @@ export const capabilityGating = defineCheck({
   level: 'MUST',
   capability: 'tools',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
-  quote:
-    'Servers MUST NOT send inputRequests the client has not declared support for in its capabilities; a request that needs an undeclared capability MUST get a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists it (on HTTP with status 400).',
+  quote: 'Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities.',
+  parts: {
+    // A call that cannot proceed without the withheld capability: the error the _meta rules name.
+    'missing-capability': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/index', section: '_meta' },
+      quote:
+        'If processing a request requires a capability the client did not include in io.modelcontextprotocol/clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the missing capabilities. On HTTP, the response status MUST be 400 Bad Request.',
+    },
+  },
   async run(t) {
     const s = await survey(t);
     // Nothing to drive: not observed, with the survey's reason.
@@ -292,7 +300,7 @@ export const capabilityGating = defineCheck({
         undeclared(d, callLabel(x), `${kind} withheld`);
         if (d.status === 'error') judgeMissingCapability(t, d, [kind], label);
         else if (d.status === 'no-answer') {
-          t.expect(false, { expected: 'completion without it, or JSON-RPC error -32021', actual: `${label}: ${d.detail}`, wire: d.unanswered });
+          t.expect(false, { expected: 'completion without it, or JSON-RPC error -32021', actual: `${label}: ${d.detail}`, wire: d.unanswered, part: 'missing-capability' });
         } else if (d.status !== 'complete') judgeable(t, d, label);
       }
     }
@@ -310,6 +318,7 @@ function judgeMissingCapability(t: Probe, d: DriveOutcome, withheld: string[], l
       expected: 'completion without the withheld capability, or JSON-RPC error -32021 (MissingRequiredClientCapability)',
       actual: `${label}: ${describeAnswer(ex)}`,
       wire: ex,
+      part: 'missing-capability',
     })
   ) {
     return;
@@ -321,61 +330,26 @@ function judgeMissingCapability(t: Probe, d: DriveOutcome, withheld: string[], l
     expected: `data.requiredCapabilities naming ${withheld.join(', ')}`,
     actual: `${label}: data ${show(err.data)}`,
     wire: ex,
+    part: 'missing-capability',
   });
   if (ex.http) {
-    t.expect(ex.http.status === 400, { expected: 'HTTP status 400 with -32021', actual: `${label}: HTTP ${ex.http.status}`, wire: ex });
+    t.expect(ex.http.status === 400, { expected: 'HTTP status 400 with -32021', actual: `${label}: HTTP ${ex.http.status}`, wire: ex, part: 'missing-capability' });
   }
 }
 
-export const roundTrip = defineCheck({
-  id: 'mrtr/round-trip',
-  title: 'a retry with the requested input completes with a valid result',
-  level: 'MUST',
-  capability: 'tools',
-  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Basic Workflow' },
-  quote:
-    'The client retries the original request with inputResponses and the echoed requestState; the server, having sufficient information, completes the operation and responds with the final result (a CallToolResult with resultType "complete").',
-  async run(t) {
-    const tools = await mrtrTools(t);
-    let judged = 0;
-    for (const x of tools) {
-      const d = x.drive;
-      if (!judgeable(t, d, callLabel(x))) continue;
-      judged++;
-      const rounds = `${d.rounds.length} round(s)`;
-      if (d.status === 'unterminated') {
-        t.expect(false, {
-          expected: `a final result within ${t.ctx.settings.maxRounds} rounds (--max-rounds)`,
-          actual: `${callLabel(x)} still asked for input after ${rounds}: the exchange does not terminate`,
-          wire: d.rounds.slice(-2),
-        });
-        continue;
-      }
-      if (!t.expect(d.status === 'complete', {
-        expected: 'the retry answered with a result',
-        actual: `${callLabel(x)} after ${rounds}: ${d.final && d.status === 'error' ? describeAnswer(d.final) : d.detail}`,
-        wire: d.final ? d.rounds.slice(-2) : d.unanswered,
-      })) continue;
-      const final = d.final!;
-      t.expect(final.result?.resultType === 'complete', {
-        expected: 'resultType "complete" on the final result',
-        actual: `${callLabel(x)}: resultType ${show(final.result?.resultType)}`,
-        wire: final,
-      });
-      t.expectSchemaValid(final, 'CallToolResult');
-    }
-    if (judged === 0) t.notObserved('every drive was cut short by a defect another check reports');
-  },
-});
+// mrtr/round-trip is gone: Basic Workflow describes the flow without a keyword, and servers MAY
+// answer input_required on every attempt (mrtr#Server Requirements): no sentence makes a retry complete.
 
 export const retryId = defineCheck({
   id: 'mrtr/retry-id',
   title: 'each retry is answered on its own, new id',
   level: 'MUST',
   capability: 'tools',
-  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Client Requirements (Basic Workflow)' },
+  // The server's rule, not mrtr#Client Requirements (the retry's new id is the client's MUST, which the
+  // suite keeps itself): a retry is a request of its own, and its response carries that request's id.
+  spec: { revision: 'draft', page: 'basic/index', section: 'Responses' },
   quote:
-    'The JSON-RPC id MUST be different between the initial request and the retry, as they are independent requests; responses MUST include the same ID as the request they correspond to.',
+    'Result responses MUST include the same ID as the request they correspond to. … Error responses MUST include the same ID as the request they correspond to',
   async run(t) {
     const tools = await mrtrTools(t);
     let retries = 0;
@@ -390,12 +364,6 @@ export const retryId = defineCheck({
           wire: d.staleAnswer.frames,
         });
       }
-      const ids = d.rounds.map((ex) => JSON.stringify(ex.id));
-      t.expect(new Set(ids).size === ids.length, {
-        expected: 'a different id on every round',
-        actual: `${callLabel(x)}: ids ${ids.join(', ')}`,
-        wire: d.rounds,
-      });
     }
     if (retries === 0) t.notObserved('no drive got as far as a retry');
     t.note('retries', retries);
@@ -427,13 +395,19 @@ export const stateIntegrity = defineCheck({
   capability: 'tools',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
   quote:
-    'Servers MUST treat requestState as attacker-controlled input; when it influences authorization, resource access or business logic they MUST protect its integrity and MUST reject state that fails verification.',
+    'If a client request contains a requestState field, servers MUST treat requestState as an attacker-controlled input. If requestState influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification. Integrity protection MAY be omitted only when tampering can cause nothing worse than request failure.',
   async run(t) {
     const tools = await mrtrTools(t);
     let judged = 0;
     for (const x of tools) {
       const r = stateRound(x);
       if (!r) continue;
+      // "Integrity protection MAY be omitted only when tampering can cause nothing worse than request
+      // failure": the fixture file says so for this tool, so accepting a tampered state is allowed.
+      if (x.harmless) {
+        t.note(x.name, 'tampering documented as harmless (fixtures.<tool>.tamperingHarmless): integrity protection MAY be omitted, not judged');
+        continue;
+      }
       for (const v of tamperings(r.state)) {
         const label = `${callLabel(x)} retry of round ${r.round} with the requestState ${v.how}`;
         const sent = await sendRetry(t.session, r.ex, { inputResponses: r.inputResponses, requestState: v.value });
@@ -443,13 +417,10 @@ export const stateIntegrity = defineCheck({
           expected: 'a JSON-RPC error or a result with isError: true (or a fresh input_required)',
           actual: `${label}: ${sent.exchange ? `completed as if valid: ${describeAnswer(sent.exchange)}` : sent.outcome.detail}`,
           wire: evidence(sent.exchange, sent.outcome),
-          ...(x.harmless
-            ? { downgrade: { level: 'SHOULD' as const, why: "The fixture file says tampering with this tool's state is harmless" } }
-            : {}),
         });
       }
     }
-    if (judged === 0) t.notObserved('no tool that answered input_required sent a requestState that was then echoed');
+    if (judged === 0) t.notObserved('no tool that answered input_required sent a requestState that was then echoed (tools whose fixture says tamperingHarmless are not judged)');
   },
 });
 
@@ -481,7 +452,7 @@ export const stateReplay = defineCheck({
   capability: 'tools',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
   quote:
-    'To prevent replay, servers SHOULD include an identifier for the originating request (e.g. the method name and a digest of its salient parameters) inside the integrity-protected requestState and verify it, rejecting state presented on a request that does not match.',
+    'To prevent replay, servers SHOULD include the following inside the integrity-protected requestState payload and verify each on receipt: … an identifier for the originating request, e.g. the method name and a digest of its salient parameters, rejecting state presented on a request that does not match.',
   async run(t) {
     const tools = (await mrtrTools(t)).filter((x) => {
       if (x.harmless) t.note(`${x.name}`, 'tampering documented as harmless: not replayed');
@@ -533,7 +504,7 @@ export const missingAnswers = defineCheck({
   capability: 'tools',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Error Handling' },
   quote:
-    'If the client fails to send all the information requested in a previous InputRequests, and it is necessary, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error.',
+    'If the client fails to send all the information requested in a previous InputRequests, and the missing information is necessary for the server to process the request, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error.',
   async run(t) {
     const tools = await mrtrTools(t);
     let judged = 0;
@@ -616,7 +587,7 @@ export const malformedResponses = defineCheck({
   capability: 'tools',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Error Handling' },
   quote:
-    'Servers SHOULD validate that the data provided by the client is a valid InputResponses object; protocol errors (invalid schema) SHOULD return a JSON-RPC error response with an appropriate error code and message.',
+    'Servers SHOULD validate that the data provided by the client is a valid InputResponses object and that the information inside can be correctly parsed. Protocol errors (malformed JSON, invalid schema, internal server errors) SHOULD return a JSON-RPC error response with an appropriate error code and message.',
   async run(t) {
     const tools = await mrtrTools(t);
     let judged = 0;
@@ -660,7 +631,8 @@ export const placement = defineCheck({
   title: 'input_required only on tools/call, prompts/get and resources/read',
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Supported Requests' },
-  quote: 'Servers MUST NOT send InputRequiredResult responses on any client request other than prompts/get, resources/read and tools/call.',
+  quote:
+    'Servers MAY send InputRequiredResult responses on the following client requests: … prompts/get … resources/read … tools/call … Servers MUST NOT send InputRequiredResult responses on any other client requests.',
   async run(t) {
     const answered: string[] = [];
     for (const [method, params] of UNSUPPORTED_METHODS) {
@@ -677,31 +649,14 @@ export const placement = defineCheck({
   },
 });
 
-export const noCachingHints = defineCheck({
-  id: 'mrtr/no-caching-hints',
-  title: 'input_required results carry no caching hints',
-  level: 'MUST',
-  capability: 'tools',
-  spec: { revision: 'draft', page: 'server/utilities/caching', section: 'Cacheable Results' },
-  quote: 'Interim results with resultType "input_required" are not cacheable and carry no caching hints (ttlMs, cacheScope).',
-  async run(t) {
-    const tools = await mrtrTools(t);
-    for (const { x, ex, round } of inputRequiredRounds(tools)) {
-      const problems = cachingHintProblems(ex.result);
-      t.expect(problems.length === 0, {
-        expected: 'neither ttlMs nor cacheScope',
-        actual: `round ${round} of ${callLabel(x)}: ${problems.join('; ')}`,
-        wire: ex,
-      });
-    }
-  },
-});
+// mrtr/no-caching-hints is gone: caching#Cacheable Results says input_required results "are not
+// cacheable and carry no caching hints" without a keyword, and the schema allows ttlMs and cacheScope
+// on them; no sentence backs a verdict.
 
 export const mrtrChecks = [
   inputOrState,
   inputRequestsValid,
   capabilityGating,
-  roundTrip,
   retryId,
   stateIntegrity,
   stateReplay,
@@ -709,5 +664,4 @@ export const mrtrChecks = [
   extraResponsesIgnored,
   malformedResponses,
   placement,
-  noCachingHints,
 ];

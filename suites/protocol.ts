@@ -1,6 +1,10 @@
 /**
  * JSON-RPC message rules judged from everything the run saw (basic/index
- * "Messages", "Responses", "Notifications", "ResultType").
+ * "Messages", "Responses", "Notifications", "Result Responses"; the
+ * transports' rules on server-sent requests; the schema). The 2025-11-25
+ * basic/index states the id and notification rules too, so those checks run
+ * in the legacy era as well; servers sending requests and resultType exist in
+ * the modern era only.
  */
 import type { Violation, ViolationKind } from '../harness/session.js';
 import { defineCheck, frameKey, show } from './check.js';
@@ -17,12 +21,26 @@ export const noServerRequests = defineCheck({
   id: 'protocol/no-server-requests',
   title: 'the server sends no JSON-RPC requests',
   level: 'MUST',
-  spec: { revision: 'draft', page: 'basic/patterns/index', section: 'Overview' },
-  quote:
-    'Servers MUST NOT initiate JSON-RPC requests (stdio: the server MUST NOT write JSON-RPC requests to stdout; Streamable HTTP: it MUST NOT send independent JSON-RPC requests on a response stream).',
+  // Each binding states it (the patterns page says it too, in its untitled opening). Modern only:
+  // 2025-11-25 lets servers send requests (sampling, roots, elicitation).
+  spec: { revision: 'draft', page: 'basic/transports/stdio', section: 'Receiving Messages' },
+  quote: 'The server MUST NOT write JSON-RPC requests to stdout.',
+  parts: {
+    http: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
+      quote: 'The server MUST NOT send independent JSON-RPC requests on this stream.',
+    },
+  },
   observer: true,
   async run(t) {
-    judgeViolations(t, ['server-request'], 'responses and notifications only; server-to-client interactions carried in InputRequiredResult');
+    judgeViolations(
+      t,
+      ['server-request'],
+      'responses and notifications only; server-to-client interactions carried in InputRequiredResult',
+      'message',
+      t.ctx.transport === 'http' ? 'http' : undefined,
+    );
   },
 });
 
@@ -32,10 +50,22 @@ export const responseIds = defineCheck({
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/index', section: 'Responses' },
   quote:
-    'Result and error responses MUST include the same ID as the request they correspond to; a response with an id the client never used, or a second response to an answered request, corresponds to no request.',
+    'Result responses MUST include the same ID as the request they correspond to. … Error responses MUST include the same ID as the request they correspond to (except in error cases where the ID could not be read due a malformed request).',
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Responses' } },
+  parts: {
+    // A second response to a request carries its id, so the id rule does not cover it: JSON-RPC 2.0
+    // answers a request with one response.
+    'one-response': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/index', section: 'Messages' },
+      quote: 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.',
+      legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Messages' } },
+    },
+  },
   observer: true,
   async run(t) {
-    judgeViolations(t, ['unknown-id', 'duplicate-response'], 'one response per request, carrying that request\'s id');
+    judgeViolations(t, ['unknown-id'], 'every response carrying the id of a request the client sent');
+    judgeViolations(t, ['duplicate-response'], 'one response per request', 'response', 'one-response');
   },
 });
 
@@ -44,15 +74,18 @@ export const noResponseToNotification = defineCheck({
   title: 'the server does not answer a notification',
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/index', section: 'Notifications' },
-  quote: 'Notifications are one-way messages: the receiver MUST NOT send a response.',
+  quote: 'Notifications are sent from the client to the server or vice versa, as a one-way message. The receiver MUST NOT send a response.',
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Notifications' } },
   // On Streamable HTTP a notification's POST has its own rules (202, or an error status with an id-less error).
   transports: ['stdio'],
   async run(t) {
     // The one notification a client sends on stdio: cancel a request it just issued (basic/patterns/cancellation).
+    // Legacy era: ping, which every 2025-11-25 server answers (basic/utilities/ping).
+    const method = t.ctx.era === 'legacy' ? 'ping' : 'server/discover';
     const s = t.session;
     const id = s.nextId();
     const abandon = new AbortController();
-    const cancelled = s.request('server/discover', {}, { id, signal: abandon.signal }).catch(() => undefined);
+    const cancelled = s.request(method, {}, { id, signal: abandon.signal }).catch(() => undefined);
     const stray: Violation[] = [];
     const off = s.onViolation((v) => {
       if (STRAY.includes(v.kind)) stray.push(v);
@@ -61,7 +94,7 @@ export const noResponseToNotification = defineCheck({
     try {
       note = await s.notify('notifications/cancelled', { requestId: id, reason: 'mcp-conformance: checking that a notification gets no response' });
       // Anything the server answers to the notification arrives before its answer to the next request.
-      const barrier = await t.request('server/discover');
+      const barrier = await t.request(method);
       t.note('stray responses', stray.length);
       for (const v of stray.slice(0, SHOWN)) {
         t.expect(false, {
@@ -82,17 +115,35 @@ export const messagesSchemaValid = defineCheck({
   id: 'protocol/messages-schema-valid',
   title: 'every other message the server sent is valid against the protocol schema',
   level: 'MUST',
-  spec: { revision: 'draft', page: 'basic/index', section: 'Schema' },
-  quote:
-    'All messages MUST follow JSON-RPC 2.0 and the protocol schema, the source of truth for all protocol messages and structures.',
-  legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Schema' } },
+  // basic/index#Schema names the schema "the source of truth for all protocol messages and
+  // structures" (no keyword of its own): a schema rule, cited as the schema's message definition.
+  spec: { revision: 'draft', page: 'schema', section: 'JSONRPCMessage' },
+  quote: 'Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.',
+  legacy: { spec: { revision: '2025-11-25', page: 'schema', section: 'JSONRPCMessage' } },
   observer: true,
   async run(t) {
     const sessions = t.ctx.allSessions();
     // Responses to a method another check judged against the schema are that check's finding.
-    const unjudged = sessions.flatMap((s) =>
+    // Legacy era, HTTP: a 400 or 404 whose body is an error without the request's id is the session
+    // layer refusing the POST (2025-11-25 basic/transports "Session Management": servers that require a
+    // session SHOULD answer a request without one with 400, an ended session with 404; a rejected POST's
+    // body MAY be "a JSON-RPC error response that has no id", which JSON-RPC 2.0 writes as null), not a
+    // response to judge against the schema: e.g. a 1.x SDK server's answer to the era probe. In the
+    // modern era a 400 carries the request's JSON-RPC error response itself, so it is judged.
+    const rejected = (ex: (typeof sessions)[number]['invalidExchanges'][number]) =>
+      t.ctx.era === 'legacy' &&
+      !!ex.http &&
+      (ex.http.status === 400 || ex.http.status === 404) &&
+      !!ex.error &&
+      (ex.response?.id === undefined || ex.response.id === null);
+    const all = sessions.flatMap((s) =>
       s.invalidExchanges.filter((ex) => !t.ctx.schemaJudged.has(ex.method) && !t.ctx.schemaJudgedExchanges.has(ex)),
     );
+    const unjudged = all.filter((ex) => !rejected(ex));
+    const transportRejections = all.filter(rejected);
+    if (transportRejections.length) {
+      t.note('HTTP error statuses with an id-less JSON-RPC error body (the transport\'s rejection, not judged)', transportRejections.map((ex) => `${ex.method}: HTTP ${ex.http!.status}`));
+    }
     judgeViolations(t, ['schema-invalid'], 'a schema-valid notification');
     t.note('invalid responses', unjudged.length);
     for (const ex of unjudged.slice(0, SHOWN)) {
@@ -102,9 +153,15 @@ export const messagesSchemaValid = defineCheck({
         wire: ex,
       });
     }
-    const unvalidated = sessions.flatMap((s) => s.violations.filter((v) => v.kind === 'unvalidated'));
+    // Messages over --max-message-size are dropped unread: the spec sets no size limit, so they are no
+    // finding, but they were not validated either.
+    const unvalidated = sessions.flatMap((s) => s.violations.filter((v) => v.kind === 'unvalidated' || v.kind === 'oversized-message'));
     if (t.findings.length === 0 && unvalidated.length > 0) {
-      t.notObserved(`${unvalidated.length} message(s) could not be validated: ${unvalidated[0]!.detail}`);
+      const oversized = unvalidated.some((v) => v.kind === 'oversized-message');
+      t.notObserved(
+        `${unvalidated.length} message(s) could not be validated: ${unvalidated[0]!.detail}` +
+          (oversized ? ' (the spec sets no size limit: raise --max-message-size to read and judge such messages)' : ''),
+      );
     }
   },
 });
@@ -113,19 +170,39 @@ export const resultType = defineCheck({
   id: 'protocol/result-type',
   title: 'every result carries a resultType the protocol defines',
   level: 'MUST',
-  spec: { revision: 'draft', page: 'basic/index', section: 'ResultType' },
-  quote:
-    'The result MUST include a resultType field; a resultType of any value unrecognized by the client MUST be considered invalid ("complete" and "input_required" are defined by the core protocol).',
+  // The server's rule is Result Responses' MUST. "A resultType of any value unrecognized by the client
+  // MUST be considered invalid" is the client's; the server's side of it is the supported set: the core
+  // values plus those of extensions advertised via capabilities. The suite's requests declare no
+  // extension, so no other value is supported on them.
+  spec: { revision: 'draft', page: 'basic/index', section: 'Result Responses' },
+  quote: 'The result MUST include a resultType field to indicate the type of the result.',
+  parts: {
+    'supported-values': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/index', section: 'ResultType' },
+      quote:
+        'Extensions MAY add additional ResultType values. The set of supported ResultType values MUST be created from the set defined in the core protocol and include any additional values of supported extensions that are advertised via capabilities.',
+    },
+  },
   observer: true,
   async run(t) {
     let results = 0;
+    const serverExtensions = t.ctx.discovery().capabilities?.extensions;
     for (const session of t.ctx.allSessions()) {
       for (const seen of session.resultTypes.values()) {
         results += seen.count;
+        const where = `in ${seen.count} ${seen.method} result(s)`;
+        if (seen.resultType === undefined) {
+          t.expect(false, { expected: 'a resultType field', actual: `no resultType ${where}`, wire: [seen.frame] });
+          continue;
+        }
         t.expect(RESULT_TYPES.includes(seen.resultType as string), {
-          expected: `resultType ${RESULT_TYPES.map((x) => JSON.stringify(x)).join(' or ')}`,
-          actual: `${seen.resultType === undefined ? 'no resultType' : `resultType ${show(seen.resultType)}`} in ${seen.count} ${seen.method} result(s)`,
+          expected: `resultType ${RESULT_TYPES.map((x) => JSON.stringify(x)).join(' or ')} (the suite declared no extension that adds others)`,
+          actual:
+            `resultType ${show(seen.resultType)} ${where}` +
+            (serverExtensions !== undefined ? ` (the server advertises extensions ${show(Object.keys(serverExtensions as object))})` : ''),
           wire: [seen.frame],
+          part: 'supported-values',
         });
       }
     }

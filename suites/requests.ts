@@ -23,12 +23,13 @@ export function probeMethods(t: Probe): string[] {
 }
 
 /** On HTTP, a rejected request must come back with 400 Bad Request. */
-export function expectBadRequest(t: Probe, ex: Exchange): void {
+export function expectBadRequest(t: Probe, ex: Exchange, part?: string): void {
   if (t.ctx.transport !== 'http') return;
   t.expect(ex.http?.status === 400, {
     expected: 'HTTP status 400 Bad Request',
     actual: `HTTP status ${show(ex.http?.status)}`,
     wire: ex,
+    ...(part ? { part } : {}),
   });
 }
 

@@ -3,8 +3,9 @@
  * "Session Management", "Listening for Messages from the Server", "Sending
  * Messages to the Server"): a session the server no longer has answers 404,
  * a request without the session id 400, the standalone GET is an SSE stream
- * (or 405) that carries no responses, and an accepted notification gets 202.
- * The modern transport has no sessions and no GET stream.
+ * (or 405) that carries no responses (the 202 for a notification, a rule of
+ * both eras, is streamable-http/notification-status). The modern transport
+ * has no sessions and no GET stream.
  */
 import { TransportError } from '../harness/errors.js';
 import type { Exchange, RequestOptions, Session } from '../harness/session.js';
@@ -155,30 +156,6 @@ export const getStream = defineCheck({
   },
 });
 
-export const notification202 = defineCheck({
-  id: 'sessions/notification-202',
-  title: 'an accepted notification, or answer to a server request, gets HTTP 202 Accepted with no body',
-  level: 'MUST',
-  transports: ['http'],
-  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Sending Messages to the Server' },
-  quote: 'If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.',
-  async run(t) {
-    const answers = t.ctx.allSessions().flatMap((s) => s.acceptAnswers);
-    if (answers.length === 0) return t.notObserved('the run sent no notification or response over HTTP');
-    t.note('POSTs judged', answers.length);
-    for (const a of answers) {
-      const status = a.http?.status ?? 0;
-      // A 4xx/5xx is the server not accepting it, which the page allows.
-      if (status >= 400) continue;
-      t.expect(status === 202 && !a.bodySnippet, {
-        expected: `HTTP 202 with no body for ${a.what}`,
-        actual: `HTTP ${status}${a.bodySnippet ? ` with body ${show(a.bodySnippet, 120)}` : ''}`,
-        wire: [a.frame],
-      });
-    }
-  },
-});
-
 /** A protocol version no server speaks, for the version header probe. */
 export const UNSUPPORTED_HEADER_VERSION = '1900-01-01';
 
@@ -282,4 +259,4 @@ export const idUnique = defineCheck({
   },
 });
 
-export const sessionChecks = [idUnique, terminated404, missingId400, getStream, notification202, versionHeader400, callRequestsOnCallStream];
+export const sessionChecks = [idUnique, terminated404, missingId400, getStream, versionHeader400, callRequestsOnCallStream];

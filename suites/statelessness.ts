@@ -82,7 +82,7 @@ export const interleavedClients = defineCheck({
   capability: 'tools',
   spec: { revision: 'draft', page: 'basic/index', section: 'Statelessness' },
   quote:
-    'Servers MUST NOT rely on prior requests over the same connection to establish context (capabilities, protocol version, client identity); servers MUST NOT infer capabilities from prior requests.',
+    'Servers MUST NOT rely on prior requests over the same connection to establish context (e.g., capabilities, protocol version, client identity).',
   async run(t) {
     const session = t.session;
     const tool = t.ctx.config.capabilityTool;
@@ -127,7 +127,8 @@ export const listUnaffected = defineCheck({
   level: 'MUST',
   capability: 'tools',
   spec: { revision: 'draft', page: 'server/tools', section: 'Capabilities' },
-  quote: 'The set of tools MUST NOT vary per-connection or as a side effect of other requests on the connection.',
+  quote:
+    'This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.',
   async run(t) {
     const session = await t.ctx.openSession();
     const before = await walk(t, session, undefined, 'first');

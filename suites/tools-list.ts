@@ -20,23 +20,30 @@ export const resultSchema = defineCheck({
   title: 'every tools/list page is a valid ListToolsResult (modern: with resultType "complete")',
   level: 'MUST',
   capability: 'tools',
-  spec: { revision: 'draft', page: 'server/tools', section: 'Listing Tools' },
+  /*
+   * Modern: server/tools#Capabilities requires the answer. Its resultType is
+   * protocol/result-type's (an input_required answer, mrtr/placement's).
+   * Legacy: server/tools 2025-11-25 states no such MUST (its Capabilities
+   * section has only the declaration rule), so an error page is a note there
+   * and the legacy rule is the schema's ListToolsResult.
+   */
+  spec: { revision: 'draft', page: 'server/tools', section: 'Capabilities' },
   quote:
-    'Servers that declare the tools capability MUST respond to tools/list with the set of tools currently available (ListToolsResult, resultType "complete").',
-  legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Listing Tools' }, quote:
-    'To discover available tools, clients send a tools/list request; the response is a ListToolsResult, valid against the schema (the source of truth for all protocol messages).' },
+    'Servers that declare the tools capability MUST respond to tools/list requests with the set of tools currently available to the requesting client.',
+  legacy: { spec: { revision: '2025-11-25', page: 'schema', section: 'ListToolsResult' }, quote: 'tools: Tool[];' },
   async run(t) {
     const walk = await t.ctx.tools();
+    let results = 0;
     for (const page of walk.pages) {
+      if (page.error && t.ctx.era === 'legacy') {
+        t.note('error page', `JSON-RPC error ${show(page.error)}`);
+        continue;
+      }
       if (!t.expect(!page.error, { expected: 'a ListToolsResult', actual: `JSON-RPC error ${show(page.error)}`, wire: page })) continue;
+      results++;
       t.expectSchemaValid(page, 'ListToolsResult');
-      if (t.ctx.era === 'legacy') continue; // 2025-11-25 results carry no resultType
-      t.expect(page.result?.resultType === 'complete', {
-        expected: 'resultType "complete"',
-        actual: `resultType ${show(page.result?.resultType)}`,
-        wire: page,
-      });
     }
+    if (results === 0 && t.ctx.era === 'legacy') t.notObserved('tools/list gave no result to validate');
     t.note('pages', walk.pages.length);
     t.note('tools', walk.items.length);
   },
@@ -48,8 +55,9 @@ export const deterministicOrder = defineCheck({
   level: 'SHOULD',
   capability: 'tools',
   spec: { revision: 'draft', page: 'server/tools', section: 'Capabilities' },
+  // Modern only: the 2025-11-25 page has no ordering rule.
   quote:
-    'Servers SHOULD return tools in a deterministic order (the same ordering across requests when the underlying set of tools has not changed).',
+    'Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed).',
   async run(t) {
     const first = await fullWalk(t);
     const second = await walkAgain(t, 'tools/list');
@@ -67,7 +75,9 @@ export const stableAcrossConnections = defineCheck({
   level: 'MUST',
   capability: 'tools',
   spec: { revision: 'draft', page: 'server/tools', section: 'Capabilities' },
-  quote: 'The set of tools MUST NOT vary per-connection or as a side effect of other requests on the connection.',
+  // Modern only: the 2025-11-25 page has no such rule (legacy state is per session).
+  quote:
+    'This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.',
   async run(t) {
     const first = await fullWalk(t);
     const fresh = await fullWalk(t, 'fresh');
@@ -94,7 +104,8 @@ export const uniqueNames = defineCheck({
   async run(t) {
     const walk = await fullWalk(t);
     // Two different tools under one name clash; the same tool delivered twice is
-    // a pagination defect, judged by pagination/tools-no-repeats.
+    // pagination question the spec leaves open (caching#Interaction with
+    // Pagination: "clients may observe duplicates or gaps"), not a clash.
     const definitions = new Map<string, Set<string>>();
     for (const tool of walk.items) {
       const name = String(tool?.name);
@@ -120,7 +131,7 @@ export const nameFormat = defineCheck({
   capability: 'tools',
   spec: { revision: 'draft', page: 'server/tools', section: 'Tool Names' },
   quote:
-    'Tool names SHOULD be between 1 and 128 characters; A-Z, a-z, 0-9, underscore, hyphen and dot SHOULD be the only allowed characters.',
+    'Tool names SHOULD be between 1 and 128 characters in length (inclusive). … The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (\\_), hyphen (-), and dot (.)',
   legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Tool Names' } },
   perTool: {
     async run(t, tool) {
@@ -139,9 +150,17 @@ export const inputSchemaValid = defineCheck({
   level: 'MUST',
   capability: 'tools',
   spec: { revision: 'draft', page: 'server/tools', section: 'Tool' },
-  quote:
-    'inputSchema MUST be a valid JSON Schema object (not null), valid according to its declared or default (2020-12) dialect, with type "object" at the root.',
+  quote: 'Defaults to 2020-12 if no $schema field is present MUST be a valid JSON Schema object (not null)',
   legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Tool' } },
+  parts: {
+    // type "object" at the root is the schema's (Tool.inputSchema), not the page's words.
+    'object-root': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'schema', section: 'Tool' },
+      quote: 'inputSchema: { $schema?: string; type: "object"; [key: string]: unknown };',
+      legacy: { spec: { revision: '2025-11-25', page: 'schema', section: 'Tool' }, quote: 'inputSchema: { $schema?: string; type: "object";' },
+    },
+  },
   perTool: {
     async run(t, tool) {
       const schema = tool.inputSchema as JsonObject | undefined;
@@ -149,7 +168,7 @@ export const inputSchemaValid = defineCheck({
       t.note('dialect', result.dialect);
       if (result.unevaluable) t.notObserved(result.unevaluable);
       if (!t.expect(result.ok, { expected: 'a valid JSON Schema', actual: result.errors.join('; ') })) return;
-      t.expect(schema?.type === 'object', { expected: 'type "object" at the root', actual: `type ${show(schema?.type)}` });
+      t.expect(schema?.type === 'object', { expected: 'type "object" at the root', actual: `type ${show(schema?.type)}`, part: 'object-root' });
     },
   },
 });
@@ -159,9 +178,10 @@ export const outputSchemaValid = defineCheck({
   title: 'every outputSchema is a valid JSON Schema of its dialect',
   level: 'MUST',
   capability: 'tools',
-  spec: { revision: 'draft', page: 'server/tools', section: 'Output Schema' },
-  quote: 'Schemas MUST be valid according to their declared or default dialect (outputSchema follows the JSON Schema usage rules).',
-  legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Output Schema' } },
+  // server/tools#Output Schema is about the results; the schema's own validity is basic/index's.
+  spec: { revision: 'draft', page: 'basic/index', section: 'Schema Validation' },
+  quote: 'Schemas MUST be valid according to their declared or default dialect',
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Schema Validation' } },
   perTool: {
     appliesTo: (tool) => tool.outputSchema !== undefined,
     noneReason: 'no listed tool has an outputSchema',
@@ -180,8 +200,9 @@ export const xMcpHeader = defineCheck({
   level: 'MUST',
   capability: 'tools',
   spec: { revision: 'draft', page: 'server/tools', section: 'x-mcp-header' },
+  // Modern only: x-mcp-header does not exist in 2025-11-25. The integer safe range is about call values, not judged here.
   quote:
-    'x-mcp-header values MUST be non-empty RFC 9110 tokens without control characters, case-insensitively unique, on statically reachable integer, string or boolean parameters.',
+    'Constraints on x-mcp-header values: MUST NOT be empty MUST match HTTP field-name token syntax (1*tchar, RFC 9110 Section 5.1) MUST NOT contain control characters, including carriage return (CR, \\r) or line feed (LF, \\n) MUST be case-insensitively unique among all x-mcp-header values in the inputSchema MUST only be applied to parameters with primitive types (integer, string, boolean). … MUST only be applied to properties that are statically reachable from the schema root',
   perTool: {
     appliesTo: (tool) => findHeaderAnnotations(tool.inputSchema).length > 0,
     noneReason: 'no listed tool carries an x-mcp-header annotation',

@@ -12,7 +12,7 @@ export const stdoutJsonRpcOnly = defineCheck({
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/transports/stdio', section: 'stdio' },
   quote: 'The server MUST NOT write anything to its stdout that is not a valid MCP message.',
-  legacy: { spec: { revision: '2025-11-25', page: 'basic/transports/stdio', section: 'stdio' } },
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/transports', section: 'stdio' } },
   transports: ['stdio'],
   observer: true,
   async run(t) {
@@ -26,6 +26,8 @@ export const exitsOnStdinClose = defineCheck({
   level: 'SHOULD',
   spec: { revision: 'draft', page: 'basic/transports/stdio', section: 'Shutdown' },
   quote: 'Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file.',
+  // Modern only: 2025-11-25 (basic/lifecycle#Shutdown) tells the client how to shut a server down and
+  // states no rule for the server.
   transports: ['stdio'],
   async run(t) {
     // A process of its own, shown to be serving, then its stdin closed.
@@ -53,8 +55,8 @@ export const httpJsonRpcOnly = defineCheck({
   title: 'every JSON response body and SSE event is one JSON-RPC message',
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/index', section: 'Messages' },
-  quote:
-    'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification (on Streamable HTTP: a JSON response body or an SSE event carries one JSON-RPC message).',
+  quote: 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.',
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Messages' } },
   // On stdio the stricter stdout rule judges the same faults.
   transports: ['http'],
   observer: true,
@@ -63,18 +65,8 @@ export const httpJsonRpcOnly = defineCheck({
   },
 });
 
-export const messageSize = defineCheck({
-  id: 'transport/message-size',
-  title: 'every message fits within the largest message the suite accepts',
-  level: 'SHOULD',
-  spec: { revision: 'draft', page: 'basic/transports/index', section: 'Messages' },
-  quote:
-    'A binding MUST deliver server-sent responses and notifications to the client. The spec sets no size limit, so a message larger than the client accepts (--max-message-size) is judged as a SHOULD: it cannot be delivered to this client.',
-  observer: true,
-  async run(t) {
-    const max = t.ctx.settings.maxMessageBytes;
-    judgeViolations(t, ['oversized-message'], `every message at most ${max.toLocaleString('en-US')} bytes (--max-message-size)`);
-  },
-});
+// transport/message-size is gone: the spec sets no size limit, so a message larger than the suite
+// reads (--max-message-size) is no finding against the server. Such a message is dropped unread, and
+// protocol/messages-schema-valid says it could not be validated (not observed, naming the flag).
 
-export const transportChecks = [stdoutJsonRpcOnly, exitsOnStdinClose, httpJsonRpcOnly, messageSize];
+export const transportChecks = [stdoutJsonRpcOnly, exitsOnStdinClose, httpJsonRpcOnly];

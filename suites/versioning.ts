@@ -14,8 +14,18 @@ export const unsupportedVersion = defineCheck({
   title: 'an unsupported protocol version gets -32022 with the supported versions',
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/versioning', section: 'Protocol Version Negotiation' },
+  // The error's shape (code -32022, data.supported, data.requested) is the schema's
+  // UnsupportedProtocolVersionError; its HTTP status is Streamable HTTP's rule.
   quote:
-    'If the server does not implement the requested version, it MUST respond with an UnsupportedProtocolVersionError (-32022) listing the versions it does support (data.supported) and echoing data.requested; on HTTP with 400 Bad Request.',
+    'If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support:',
+  parts: {
+    'http-status': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Protocol Version Header' },
+      quote:
+        'If the server does not implement the requested protocol version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions.',
+    },
+  },
   async run(t) {
     const advertised = t.ctx.discovery().exchange?.result?.supportedVersions;
     for (const method of probeMethods(t)) {
@@ -46,7 +56,7 @@ export const unsupportedVersion = defineCheck({
         actual: `data.supported ${show(supported)}${outside.length ? ` (not in supportedVersions: ${show(outside)})` : ''}`,
         wire: [ex, ...(t.ctx.discovery().exchange ? [t.ctx.discovery().exchange!] : [])],
       });
-      expectBadRequest(t, ex);
+      expectBadRequest(t, ex, 'http-status');
     }
   },
 });

@@ -13,7 +13,7 @@ export const SHOWN = 5;
  * One finding per kept violation of `kinds` (the first few), across every
  * connection of the run; the first finding says how many there were in all.
  */
-export function judgeViolations(t: Probe, kinds: ViolationKind[], expected: string, noun = 'message'): void {
+export function judgeViolations(t: Probe, kinds: ViolationKind[], expected: string, noun = 'message', part?: string): void {
   const sessions = t.ctx.allSessions();
   // A frame another check already judged as its own finding is that check's.
   const elsewhere = (v: Violation) => !!v.frame && t.ctx.framesJudged.has(frameKey(v.frame));
@@ -25,7 +25,7 @@ export function judgeViolations(t: Probe, kinds: ViolationKind[], expected: stri
   const shown = kept.slice(0, SHOWN);
   const total = count > 1 ? ` (${count.toLocaleString('en-US')} such ${noun}s in the run${count > shown.length ? `; the first ${shown.length} shown` : ''})` : '';
   shown.forEach((v, i) => {
-    t.expect(false, { expected, actual: i === 0 ? `${v.detail}${total}` : v.detail, wire: v.frame ? [v.frame] : [] });
+    t.expect(false, { expected, actual: i === 0 ? `${v.detail}${total}` : v.detail, wire: v.frame ? [v.frame] : [], ...(part ? { part } : {}) });
   });
 }
 

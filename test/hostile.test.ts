@@ -203,18 +203,20 @@ describe('garbage on the wire is a transport violation, never a crash', () => {
 
 describe('size and floods', () => {
   // Moving 50 MB through a pipe takes a while on a busy machine: the answer behind it gets a longer timeout.
+  // The spec sets no size limit: a message over --max-message-size is no finding, only unread (not observed).
   it('a 50 MB line is dropped unbuffered and reported; the run goes on', async () => {
     const o = await hostile('huge-line', { run: { requestTimeoutMs: 15_000 } });
     expect(o.result.exitCode).toBe(0);
-    expect(broken(o.result)).toEqual(['transport/message-size']);
-    expect(only(o.result, 'transport/message-size').verdict).toBe('warn');
-    inEveryReport(o, 'transport/message-size', /a stdout line exceeded the maximum message size \(8388608 bytes/);
+    expect(broken(o.result)).toEqual([]);
+    const r = only(o.result, 'protocol/messages-schema-valid');
+    expect(r.verdict).toBe('not-observed');
+    expect(r.reason).toMatch(/a stdout line exceeded the maximum message size \(8388608 bytes.*--max-message-size/);
   });
 
   it('an endless line: reported once, later answers are lost and time out', async () => {
-    const o = await hostile('endless-line', { run: { checks: ['discover/*', 'tools-list/result-schema', 'transport/*'] } });
+    const o = await hostile('endless-line', { run: { checks: ['discover/*', 'tools-list/result-schema', 'transport/*', 'protocol/messages-schema-valid'] } });
     expect(o.result.exitCode).toBe(1);
-    expect(only(o.result, 'transport/message-size').findings).toHaveLength(1);
+    expect(only(o.result, 'protocol/messages-schema-valid').reason).toMatch(/^1 message\(s\) could not be validated: a stdout line exceeded/);
     expect(only(o.result, 'tools-list/result-schema').findings[0]!.actual).toBe('no answer within 1 s to tools/list');
   });
 
@@ -233,9 +235,9 @@ describe('size and floods', () => {
     expect(only(flood.result, 'tools-list/result-schema').verdict).toBe('pass');
     const endless = await hostile('endless-line', {
       http: true,
-      run: { checks: ['tools-list/result-schema', 'transport/message-size'], maxMessageBytes: 1024 * 1024 },
+      run: { checks: ['tools-list/result-schema', 'protocol/messages-schema-valid'], maxMessageBytes: 1024 * 1024 },
     });
-    expect(only(endless.result, 'transport/message-size').findings[0]!.actual).toMatch(/an SSE event exceeded the maximum message size \(1048576 bytes\)/);
+    expect(only(endless.result, 'protocol/messages-schema-valid').reason).toMatch(/an SSE event exceeded the maximum message size \(1048576 bytes\)/);
     expect(only(endless.result, 'tools-list/result-schema').findings[0]!.actual).toBe('no answer within 1 s to tools/list');
   });
 });

@@ -28,7 +28,8 @@ const SERVER_OPTIONS = ['--empty-cursor'];
  * Reference tools that are not read-only and that the configuration does not
  * allow to be called with generated arguments: set_extra_tool changes the
  * tool list (it is the list-changed trigger), slow takes up to a minute,
- * needs_elicitation is the configuration's capabilityTool. The
+ * needs_elicitation is the configuration's capabilityTool, end_subscriptions
+ * ends every open subscription (the subscriptionEnd trigger). The
  * tools-call checks report them not-observed, with why; that is the verdict
  * a user sees for such tools, so the matrix accepts it for them alone.
  */
@@ -37,7 +38,7 @@ const SEED = 20261130;
 /** Generated calls per tool and check: enough to hit every defect, few enough to keep the matrix quick. */
 const RUNS = 5;
 
-const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:slow', 'tool:needs_elicitation'];
+const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:slow', 'tool:needs_elicitation', 'tool:end_subscriptions'];
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
   const args = [...SERVER_OPTIONS, ...serverArgs];

@@ -135,7 +135,7 @@ describe('pagination and caching against the reference server', () => {
     // Observed TTLs per page are in the details.
     const ttl = check(run, 'caching/ttl-ms').results[0]!.details!.ttlMs as Record<string, unknown>;
     expect(ttl['server/discover']).toBe(60000);
-    const pages = check(run, 'pagination/tools-chain-ends').results[0]!.details!.pages as number;
+    const pages = check(run, 'pagination/tools-stable-cursors').results[0]!.details!.pages as number;
     expect(pages).toBeGreaterThan(1);
     expect(Object.values(ttl['tools/list'] as object)).toEqual(Array(pages).fill(60000));
     expect(Object.keys(ttl['resources/read'] as object)).toContain('file:///reference/README.txt');
@@ -150,7 +150,7 @@ describe('pagination and caching against the reference server', () => {
     });
     const info = describeRun(run);
     expect(run.exitCode, info).toBe(0);
-    const ends = check(run, 'pagination/tools-chain-ends').results[0]!;
+    const ends = check(run, 'pagination/tools-stable-cursors').results[0]!;
     expect(ends.verdict).toBe('pass');
     // 5,000 catalogue tools, plus the few the server adds at start-up.
     const { pages, items } = ends.details as { pages: number; items: number };
@@ -162,17 +162,17 @@ describe('pagination and caching against the reference server', () => {
     expect(Object.keys(ttl['tools/list']!)).toHaveLength(pages);
   });
 
-  it('a chain longer than --max-pages fails pagination/<list>-chain-ends and leaves the other checks not observed', async () => {
+  // No keyword sentence makes a long chain the server's defect (--max-pages is the suite's bound): not observed, with the reason.
+  it('a chain longer than --max-pages leaves the checks that need the whole list not observed, naming the bound', async () => {
     const run = await runConformance({
       command: referenceCommand(),
-      checks: ['pagination/tools-chain-ends', 'pagination/tools-no-repeats'],
+      checks: ['pagination/tools-stable-cursors'],
       maxPages: 2,
       requestTimeoutMs: 5000,
     });
-    const ends = check(run, 'pagination/tools-chain-ends').results[0]!;
-    expect(ends.verdict).toBe('fail');
-    expect(ends.findings[0]!.actual).toMatch(/longer than 2 pages/);
-    expect(check(run, 'pagination/tools-no-repeats').results[0]!.verdict).toBe('not-observed');
+    const r = check(run, 'pagination/tools-stable-cursors').results[0]!;
+    expect(r.verdict).toBe('not-observed');
+    expect(r.reason).toMatch(/longer than 2 pages/);
   });
 
   it('caching/ttl-ms names every kind of bad ttlMs: missing, non-integer, negative', async () => {
@@ -227,15 +227,12 @@ describe('a server with one page of resources and no resource templates', () => 
     const verdicts = Object.fromEntries(run.checks.map((c) => [c.id, `${c.results[0]!.verdict}${c.results[0]!.reason ? `: ${c.results[0]!.reason}` : ''}`]));
     expect(run.exitCode, describeRun(run)).toBe(0);
     expect(verdicts).toMatchObject({
-      'pagination/tools-chain-ends': expect.stringMatching(/^skip: .*tools capability/),
-      'pagination/prompts-no-repeats': expect.stringMatching(/^skip: .*prompts capability/),
-      'pagination/resources-chain-ends': 'pass',
-      'pagination/resources-no-repeats': 'pass',
+      'pagination/tools-stable-cursors': expect.stringMatching(/^skip: .*tools capability/),
+      'pagination/prompts-invalid-cursor': expect.stringMatching(/^skip: .*prompts capability/),
       'pagination/resources-stable-cursors': expect.stringMatching(/^skip: resources\/list fits on one page/),
       'pagination/resources-empty-cursor': expect.stringMatching(/^skip: the server gave no empty-string nextCursor/),
       'pagination/resources-invalid-cursor': 'pass',
-      'pagination/resources-order': 'pass',
-      'pagination/resource-templates-chain-ends': expect.stringMatching(/^skip: .*-32601: it offers no resource templates/),
+      'pagination/resource-templates-stable-cursors': expect.stringMatching(/^skip: .*-32601: it offers no resource templates/),
       'pagination/resource-templates-invalid-cursor': expect.stringMatching(/^skip: .*-32601/),
       'caching/ttl-ms': 'pass',
       'caching/cache-scope': 'pass',

@@ -92,7 +92,8 @@ function compare(name: string, run: RunResult): void {
   expect(lines, `verdicts differ from test/expected/${name}.json:\n${lines.join('\n')}`).toEqual([]);
 }
 
-const base: Partial<RunOptions> = { requestTimeoutMs: 10_000 };
+/** A fixed seed and a small budget: the generated tools/call checks send the same calls every run. */
+const base: Partial<RunOptions> = { requestTimeoutMs: 10_000, seed: 20261130, runs: 5 };
 
 async function httpRun(command: string, options: Partial<RunOptions> & { portEnv?: boolean } = {}): Promise<RunResult> {
   const port = await freePort();

@@ -18,7 +18,7 @@ describe('without a configuration file', () => {
     'subscriptions/only-requested',
     'subscriptions/list-changed',
     'subscriptions/demultiplex',
-    'subscriptions/cancel-ends',
+    'subscriptions/graceful-close',
     'meta/missing-capability',
   ];
 
@@ -31,7 +31,7 @@ describe('without a configuration file', () => {
       requestTimeoutMs: 5000,
     });
     const v = verdicts(run);
-    for (const id of needsConfig) expect(v[id], describeRun(run)).toMatch(/^not-observed: no (listChanged\.trigger|capabilityTool)/);
+    for (const id of needsConfig) expect(v[id], describeRun(run)).toMatch(/^not-observed: no (listChanged\.trigger|capabilityTool|subscriptionEnd\.trigger)/);
     for (const id of ['subscriptions/acknowledged-first', 'subscriptions/subscription-id', 'subscriptions/http-sse', 'meta/required-fields']) {
       expect(v[id], describeRun(run)).toMatch(/^pass/);
     }
@@ -46,6 +46,26 @@ describe('without a configuration file', () => {
     const v = verdicts(run);
     expect(v['cancellation/no-response-after-cancel'], describeRun(run)).toMatch(/^not-observed: no slowTool/);
     expect(v['subscriptions/cancel-ends'], describeRun(run)).toMatch(/^pass/);
+  });
+
+  // Closing stdin is the client's shutdown, not the server ending a subscription on its own initiative.
+  it('stdio: a server that exits when its stdin closes gets no warning from any subscription check', async () => {
+    const run = await runConformance({ command: referenceCommand(), checks: ['subscriptions/*'], requestTimeoutMs: 5000 });
+    const v = verdicts(run);
+    for (const [id, verdict] of Object.entries(v)) expect(verdict, `${id}\n${describeRun(run)}`).not.toMatch(/^(warn|fail)/);
+    expect(v['subscriptions/graceful-close']).toMatch(/^not-observed: no subscriptionEnd\.trigger in the configuration file/);
+  });
+});
+
+describe('a subscriptionEnd trigger', () => {
+  it('that ends nothing leaves graceful-close not-observed', async () => {
+    const run = await runConformance({
+      command: referenceCommand(),
+      checks: ['subscriptions/graceful-close', 'subscriptions/acknowledged-first'],
+      requestTimeoutMs: 1000,
+      config: { subscriptionEnd: { trigger: { command: 'true' }, timeoutMs: 300 } },
+    });
+    expect(verdicts(run)['subscriptions/graceful-close'], describeRun(run)).toMatch(/^not-observed: the configured subscriptionEnd\.trigger ran \(the command exited with code 0\), but the subscription did not end within 0\.3 s/);
   });
 });
 

@@ -108,6 +108,7 @@ export class ArgumentRun {
   private readonly plans = new Map<string, ValidPlan>();
   private replacement: Session | undefined;
   private readonly losses = new Map<string, number>();
+  private readonly timeoutsByTool = new Map<string, number>();
   /** Every call made so far, in order. */
   readonly records: CallRecord[] = [];
 
@@ -152,6 +153,11 @@ export class ArgumentRun {
   /** Has this exact call already been made (so judging it costs no request)? */
   has(purpose: Purpose, params: JsonObject): boolean {
     return this.settled.has(callKey(purpose, params));
+  }
+
+  /** How many valid calls to a tool got no answer within the request timeout. */
+  validTimeouts(tool: string): number {
+    return this.timeoutsByTool.get(tool) ?? 0;
   }
 
   /** How many calls to this tool ended without an answer other than by timeout (a crash, a dropped connection). */
@@ -210,6 +216,7 @@ export class ArgumentRun {
       record.noAnswer = err.message;
       record.timedOut = err instanceof RequestTimeoutError;
       if (!record.timedOut && record.tool !== undefined) this.losses.set(record.tool, this.connectionLosses(record.tool) + 1);
+      if (record.timedOut && record.tool !== undefined && purpose === 'valid') this.timeoutsByTool.set(record.tool, this.validTimeouts(record.tool) + 1);
     } finally {
       off();
     }

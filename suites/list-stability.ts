@@ -1,0 +1,58 @@
+/**
+ * "The set MUST NOT vary per-connection or as a side effect of other requests
+ * on the connection" (server/prompts and server/resources "Capabilities"): the
+ * list walked on a fresh connection, and on a connection before and after
+ * other requests, gives the same items.
+ */
+import { walkList, LIST_METHODS, type ListMethod } from '../harness/walk.js';
+import { CLIENT_INFO } from '../harness/protocol.js';
+import type { JsonObject } from '../model/json.js';
+import { show, type Probe } from './check.js';
+import { walked } from './lists.js';
+import { attempt } from './requests.js';
+
+/** Judge both ways the set may not vary; `others` sends the requests in between on the given session. */
+export async function judgeStability(
+  t: Probe,
+  method: ListMethod,
+  noun: string,
+  key: (item: JsonObject) => string,
+  others: (send: (method: string, params: JsonObject) => Promise<string>) => Promise<void>,
+): Promise<void> {
+  const first = await walked(t, method);
+  const fresh = await walked(t, method, 'fresh');
+  const compare = (a: JsonObject[], b: JsonObject[]) => {
+    const x = new Set(a.map(key));
+    const y = new Set(b.map(key));
+    return { size: x.size, missing: [...x].filter((n) => !y.has(n)), extra: [...y].filter((n) => !x.has(n)) };
+  };
+  const across = compare(first.items, fresh.items);
+  t.expect(across.missing.length === 0 && across.extra.length === 0, {
+    expected: `the same ${across.size} ${noun}(s) on connection ${fresh.pages[0]!.frames[0]?.connection ?? 2}`,
+    actual: `missing there: ${show(across.missing)}; only there: ${show(across.extra)}`,
+    wire: [first.pages[0]!, fresh.pages[0]!],
+  });
+
+  // A connection of its own: the list, other requests, the list again.
+  const session = await t.ctx.openSession();
+  const walk = () => walkList(session, method, LIST_METHODS[method], { maxPages: t.ctx.settings.maxPages });
+  const before = await walk();
+  if (!before.exhausted) return t.note('side effects', `not judged: ${method} could not be walked on a new connection (${before.problem?.detail})`);
+  const sent: string[] = [];
+  await others(async (m, params) => {
+    const ex = await attempt(session, m, params, {});
+    sent.push(`${m}${typeof params.name === 'string' ? ` ${params.name}` : typeof params.uri === 'string' ? ` ${params.uri}` : ''}`);
+    return typeof ex === 'string' ? ex : ex.error ? 'error' : 'result';
+  });
+  await session.request('server/discover', {}, { meta: { clientInfo: { name: 'mcp-conformance-other', version: CLIENT_INFO.version } } }).catch(() => undefined);
+  sent.push('server/discover (another client)');
+  const after = await walk();
+  if (!after.exhausted) return t.note('side effects', `not judged: the second ${method} walk did not complete (${after.problem?.detail})`);
+  t.note('requests in between', sent);
+  const side = compare(before.items, after.items);
+  t.expect(side.missing.length === 0 && side.extra.length === 0, {
+    expected: `the same ${side.size} ${noun}(s) before and after other requests on the connection (${sent.join(', ')})`,
+    actual: `missing after: ${show(side.missing)}; only after: ${show(side.extra)}`,
+    wire: [before.pages[before.pages.length - 1]!, after.pages[after.pages.length - 1]!],
+  });
+}
