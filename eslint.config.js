@@ -9,7 +9,7 @@ const MAX_FUNCTION_LINES = 80;
 export default defineConfig(
   { ignores: ['dist/', 'reports/', 'node_modules/', 'spec/', 'schemas/', 'fixtures/', 'bench/', 'bin/'] },
   {
-    files: ['{model,harness,suites,engine,render,cli,test}/**/*.ts'],
+    files: ['{model,harness,suites,engine,render,cli,lib,test}/**/*.ts'],
     languageOptions: { parser: tseslint.parser, parserOptions: { ecmaVersion: 2022, sourceType: 'module' } },
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },

@@ -1,17 +1,8 @@
 #!/usr/bin/env node
-// Entry point: runs the compiled CLI. Any internal failure ends every server
-// process the run started, says so in one line, and exits 2.
-import { killAllServers } from '../dist/harness/process.js';
+// Entry point. The main thread is the watchdog (dist/cli/watchdog.js): it runs
+// the compiled CLI on a worker thread, so a signal is honoured within 2 s
+// whatever the run is doing. Any internal failure ends every server process
+// the run started, says so in one line, and exits 2.
+import { supervise } from '../dist/cli/watchdog.js';
 
-const fatal = (err) => {
-  killAllServers();
-  process.stderr.write(`mcp-conformance: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(2);
-};
-process.on('uncaughtException', fatal);
-process.on('unhandledRejection', fatal);
-
-const { main } = await import('../dist/cli/main.js');
-const code = await main(process.argv.slice(2));
-killAllServers();
-process.exitCode = code;
+supervise(process.argv.slice(2), new URL('../dist/cli/worker.js', import.meta.url));

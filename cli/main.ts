@@ -1,34 +1,52 @@
 /**
- * The command line: parse flags, run the engine, print the console report,
- * write the JUnit and JSON reports, exit 0 (nothing failed), 1 (a check
- * failed) or 2 (the run could not do its job). Reports are written on every
- * path, bad flags and interrupts included.
+ * The command line: parse flags, run the engine (live: each check's lines
+ * as its result arrives), write the reports, exit 0 (nothing failed), 1 (a
+ * check failed, or a baseline entry went stale) or 2 (the run could not do
+ * its job). Reports are written on every path, bad flags and interrupts
+ * included. A usage error prints its cause and a hint, nothing else.
+ *
+ * Subcommands live in their own cli/<name>.ts files and are registered in
+ * SUBCOMMANDS below (cli/subcommand.ts parses them on their own).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { loadBaseline, type Baseline } from '../engine/baseline.js';
 import { findConfig, loadConfig, resolveSecrets } from '../engine/config.js';
-import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, runConformance, SPEC_CHOICES, toolVersion } from '../engine/run.js';
+import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, SPEC_CHOICES, toolVersion } from '../engine/run.js';
+import { parseShard, type Shard } from '../engine/shard.js';
+import { packageRoot } from '../harness/paths.js';
+import { splitCommand } from '../harness/argv.js';
 import { killAllServers } from '../harness/process.js';
-import { renderConsole, writeReports } from '../render/index.js';
+import { abortedResult, runConformance, type ConformanceOptions } from '../lib/index.js';
 import { catalogue } from '../suites/index.js';
 import { registerCoverage, registerQuotes } from './coverage.js';
 import { registerDiff } from './diff.js';
 import { registerList } from './list.js';
+import { registerMerge } from './merge.js';
 import { dispatchSubcommand, type RegisterSubcommand } from './subcommand.js';
-import { summarize, type RunResult } from '../model/results.js';
+import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
+import { shellWord } from '../render/text.js';
+import { deliver } from './output.js';
+import { liveProgress } from './progress.js';
 
 // Subcommands, one cli/<name>.ts each: parsed on their own (cli/subcommand.ts), so the run's options never swallow theirs.
-const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff];
+const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge];
 const SUBCOMMAND_HELP = `
 Commands (each with --help):
   list [--check GLOB] [--spec PAGE#SECTION] [--json]    the checks, their spec citations and source files
   coverage [--revision R] [--json] [--spec-dir P]       which server-side RFC 2119 sentences the checks enforce
   quotes --spec-dir P [--json]                          checks whose quotes a spec working copy no longer holds
-  diff <before.json> <after.json> [--json]              verdicts that changed between two result files`;
+  diff <before.json> <after.json> [--json]              verdicts that changed between two result files
+  merge <results.json>... [--junit P] [--json P] [--html P] [--baseline F]
+                                                        one set of reports from --shard runs
+  help <command>                                        a command's options`;
 
 export const DEFAULT_JUNIT = 'reports/junit.xml';
 export const DEFAULT_JSON = 'reports/results.json';
+export const DEFAULT_HTML = 'reports/report.html';
+/** Report writing gets what is left of --deadline, at least the first and at most the second figure. */
+const REPORT_TIME_MS = [2_000, 10_000] as const;
 
 interface Flags {
   config?: string;
@@ -42,6 +60,11 @@ interface Flags {
   strict: boolean;
   junit: string;
   json: string;
+  html: string;
+  baseline?: string;
+  writeBaseline?: string;
+  skip: string[];
+  shard?: Shard;
   timeout: number;
   checkTimeout: number;
   deadline: number;
@@ -75,12 +98,25 @@ const seedValue = (value: string) => {
   return n;
 };
 
+const shardValue = (value: string) => {
+  try {
+    return parseShard(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+};
+
 function program(): Command {
   const cmd = new Command('mcp-conformance')
     .description('Conformance test suite for Model Context Protocol servers')
     .version(toolVersion().version)
     .option('--config <path>', 'configuration file (default: mcp-conformance.config.yaml/.yml/.json in the current folder)')
-    .addOption(new Option('--server <command>', 'launch this server command (stdio, or with --url the HTTP server to start)'))
+    .addOption(
+      new Option(
+        '--server <command>',
+        'launch this server command, split like a POSIX shell (stdio, or with --url the HTTP server to start); "reference" is the bundled reference server',
+      ),
+    )
     .addOption(new Option('--url <url>', 'Streamable HTTP endpoint of the server'))
     .option('--header <"Name: value">', 'HTTP header sent on every request (repeatable; values never reported)', collect, [])
     .option('--env <KEY=VALUE>', 'environment variable for the launched server (repeatable; values never reported)', collect, [])
@@ -90,10 +126,15 @@ function program(): Command {
         .default(DEFAULTS.spec),
     )
     .option('--schema <path>', 'validate messages against this schema.json instead of the bundled one')
-    .option('--check <id-or-glob>', "run only matching checks, e.g. 'tools-list/*' (repeatable)", collect, [])
+    .option('--check <id-or-glob>', "run only matching checks, e.g. 'tools-list/*'; '!glob' leaves checks out (repeatable)", collect, [])
+    .option('--skip <id-or-glob>', 'leave matching checks out (repeatable; also checks.exclude in the config file)', collect, [])
+    .option('--shard <i/n>', 'run the i-th of n deterministic parts of the selected checks (combine with `merge`)', shardValue)
+    .option('--baseline <file>', 'known failures and warnings (YAML or JSON): reported as expected, not failing the run; stale entries fail it')
+    .option('--write-baseline <file>', "write this run's failures and warnings as a baseline (reason: TODO)")
     .option('--strict', 'count warnings (broken SHOULDs) as failures', false)
     .option('--junit <path>', 'JUnit XML report path', DEFAULT_JUNIT)
     .option('--json <path>', 'JSON report path', DEFAULT_JSON)
+    .option('--html <path>', 'HTML report path (one self-contained file)', DEFAULT_HTML)
     .option('--timeout <ms>', 'per-request timeout', positiveInt('--timeout'), DEFAULTS.requestTimeoutMs)
     .option('--check-timeout <ms>', 'time budget of one check', positiveInt('--check-timeout'), DEFAULTS.checkTimeoutMs)
     .option('--deadline <ms>', 'overall run deadline', positiveInt('--deadline'), DEFAULTS.runTimeoutMs)
@@ -127,29 +168,11 @@ function program(): Command {
   return cmd;
 }
 
-/** A result for a run that never started (bad flags). */
-function abortedRun(cause: string): RunResult {
-  return {
-    tool: toolVersion(),
-    startedAt: new Date().toISOString(),
-    durationMs: 0,
-    target: { transport: 'stdio' },
-    revision: DEFAULTS.spec,
-    strict: false,
-    checks: [],
-    summary: summarize([]),
-    stderr: '',
-    aborted: cause,
-    harnessErrors: [],
-    exitCode: 2,
-  };
-}
-
 function parseHeaders(list: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const h of list) {
     const i = h.indexOf(':');
-    if (i <= 0) throw new Error(`--header must look like "Name: value", got ${JSON.stringify(h.split(':')[0])}`);
+    if (i <= 0) throw new UsageError(`--header must look like "Name: value", got ${JSON.stringify(h.split(':')[0])}`);
     out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
   }
   return out;
@@ -159,27 +182,48 @@ function parseEnv(list: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const e of list) {
     const i = e.indexOf('=');
-    if (i <= 0) throw new Error(`--env must look like KEY=VALUE, got ${JSON.stringify(e.split('=')[0])}`);
+    if (i <= 0) throw new UsageError(`--env must look like KEY=VALUE, got ${JSON.stringify(e.split('=')[0])}`);
     out[e.slice(0, i)] = e.slice(i + 1);
   }
   return out;
 }
 
-async function report(run: RunResult, flags: { junit: string; json: string; color: boolean }): Promise<number> {
-  const color = flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY;
-  process.stdout.write(renderConsole(run, { color }));
-  try {
-    await writeReports(run, { junitPath: flags.junit, jsonPath: flags.json });
-  } catch (err) {
-    process.stderr.write(`mcp-conformance: cannot write reports: ${(err as Error).message}\n`);
-    return 2;
+/** A usage error: the cause and a hint, nothing else on the terminal; the reports still record it. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly hint = 'mcp-conformance --help lists every flag',
+  ) {
+    super(message);
   }
-  if (run.aborted) process.stderr.write(`mcp-conformance: ${firstLine(run.aborted)}\n`);
-  return run.exitCode;
+}
+
+async function usageError(err: UsageError, argv: string[]): Promise<number> {
+  process.stderr.write(`mcp-conformance: ${err.message}\nhint: ${err.hint}\n`);
+  const run = abortedResult(err.message);
+  // The reports record it too, quietly: a CI step that reads them sees why.
+  await deliver(run, {
+    junitPath: flagValue(argv, '--junit') ?? DEFAULT_JUNIT,
+    jsonPath: flagValue(argv, '--json') ?? DEFAULT_JSON,
+    htmlPath: flagValue(argv, '--html') ?? DEFAULT_HTML,
+    timeoutMs: REPORT_TIME_MS[0],
+    stderr: () => {},
+    // Cause and hint only: no annotations or step summary either.
+    env: {},
+  });
+  return 2;
+}
+
+/** `reference [args]`: the bundled reference server. */
+function expandServer(command: string): string {
+  const words = splitCommand(command);
+  if (words[0] !== 'reference') return command;
+  const server = join(packageRoot(), 'fixtures', 'servers', 'reference', 'server.js');
+  return [process.execPath, server, ...words.slice(1)].map(shellWord).join(' ');
 }
 
 /** The value of `--name v` or `--name=v` in raw argv, for the bad-flags path. */
-function flagValue(argv: string[], name: string): string | undefined {
+export function flagValue(argv: string[], name: string): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === name && argv[i + 1] !== undefined) return argv[i + 1];
     if (argv[i]!.startsWith(`${name}=`)) return argv[i]!.slice(name.length + 1);
@@ -187,96 +231,158 @@ function flagValue(argv: string[], name: string): string | undefined {
   return undefined;
 }
 
-function firstLine(text: string): string {
-  return text.split('\n')[0]!;
+/** What the run needs beyond its flags: the config file, secrets resolved, the baseline. */
+interface Prepared {
+  headers: Record<string, string>;
+  env: Record<string, string>;
+  loaded?: LoadedConfig;
+  baseline?: Baseline;
+}
+
+/** `help <command>`: that command's help; `help` alone: the run's. */
+async function help(argv: string[], cmd: Command): Promise<number> {
+  if (argv[1] !== undefined) {
+    const code = await dispatchSubcommand([argv[1], '--help'], SUBCOMMANDS);
+    if (code !== undefined) return code;
+    process.stderr.write(`mcp-conformance: unknown command ${JSON.stringify(argv[1])}\nhint: mcp-conformance --help lists the commands\n`);
+    return 2;
+  }
+  process.stdout.write(cmd.helpInformation());
+  return 0;
+}
+
+/** Parses the run's flags: the flags, or the exit code when there is nothing to run. */
+async function parseFlags(argv: string[], cmd: Command): Promise<Flags | number> {
+  try {
+    await cmd.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+    return usageError(new UsageError(err.message.replace(/^error: /, '')), argv);
+  }
+  if (cmd.args.length > 0) return usageError(new UsageError(`unexpected argument ${JSON.stringify(cmd.args[0])}`), argv);
+  return cmd.opts<Flags>();
+}
+
+/** The config file, the server command, secrets and the baseline; throws a UsageError. */
+function prepare(flags: Flags): Prepared {
+  const configPath = flags.config ?? findConfig(process.cwd());
+  const loaded = configPath ? loadConfig(configPath) : undefined;
+  const server = loaded?.config.server;
+  // Flags win over the file; the file's secrets come from the environment.
+  flags.server ??= server?.command;
+  flags.url ??= server?.url;
+  if (!flags.server && !flags.url) {
+    throw new UsageError('nothing to test: no --server or --url was given', 'mcp-conformance --server "node server.js"  (or --server reference, the bundled reference server)');
+  }
+  if (flags.server !== undefined) {
+    if (splitCommand(flags.server).length === 0) throw new UsageError('the --server command is empty');
+    flags.server = expandServer(flags.server);
+  }
+  return {
+    headers: { ...resolveSecrets(server?.headers, process.env, 'header'), ...parseHeaders(flags.header) },
+    env: { ...resolveSecrets(server?.env, process.env, 'env'), ...parseEnv(flags.env) },
+    ...(loaded ? { loaded } : {}),
+    ...(flags.baseline !== undefined ? { baseline: loadBaseline(flags.baseline) } : {}),
+  };
+}
+
+/** The library's options for these flags. */
+function runOptions(flags: Flags, p: Prepared, argv: string[]): ConformanceOptions {
+  return {
+    command: flags.server,
+    url: flags.url,
+    headers: p.headers,
+    env: p.env,
+    spec: flags.spec,
+    schemaPath: flags.schema,
+    checks: flags.check,
+    skip: flags.skip,
+    ...(flags.shard ? { shard: flags.shard } : {}),
+    ...(p.baseline ? { baseline: p.baseline } : {}),
+    strict: flags.strict,
+    requestTimeoutMs: flags.timeout,
+    checkTimeoutMs: flags.checkTimeout,
+    runTimeoutMs: flags.deadline,
+    maxMessageBytes: flags.maxMessageSize,
+    startupTimeoutMs: flags.startupTimeout,
+    maxRestarts: flags.maxRestarts,
+    maxPages: flags.maxPages,
+    shutdownGraceMs: flags.shutdownTimeout,
+    maxRounds: flags.maxRounds,
+    probeTimeoutMs: flags.probeTimeout,
+    notificationTimeoutMs: flags.notificationTimeout,
+    runs: flags.runs,
+    seed: flags.seed,
+    replay: flags.replay,
+    tools: flags.tools,
+    allowSideEffects: flags.allowSideEffects,
+    invocation: argv,
+    config: p.loaded?.config,
+    cwd: p.loaded?.config.server?.cwd ? resolve(p.loaded.dir, p.loaded.config.server.cwd) : undefined,
+  };
 }
 
 export async function main(argv: string[]): Promise<number> {
   const subcommand = await dispatchSubcommand(argv, SUBCOMMANDS);
   if (subcommand !== undefined) return subcommand;
   const cmd = program();
-  let flags: Flags;
+  if (argv[0] === 'help') return help(argv, cmd);
+  const flags = await parseFlags(argv, cmd);
+  if (typeof flags === 'number') return flags;
+  let prepared: Prepared;
   try {
-    await cmd.parseAsync(argv, { from: 'user' });
-    flags = cmd.opts<Flags>();
+    prepared = prepare(flags);
   } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
-        return 0;
-      }
-      // The flags did not parse; still honour the report paths if they were given.
-      const reportTo = { junit: flagValue(argv, '--junit') ?? DEFAULT_JUNIT, json: flagValue(argv, '--json') ?? DEFAULT_JSON, color: false };
-      return report(abortedRun(err.message.replace(/^error: /, '')), reportTo);
-    }
-    throw err;
+    return usageError(err instanceof UsageError ? err : new UsageError((err as Error).message), argv);
   }
-  const reportTo = { junit: flags.junit, json: flags.json, color: flags.color };
-  let headers: Record<string, string>;
-  let env: Record<string, string>;
-  let loaded: LoadedConfig | undefined;
-  try {
-    const configPath = flags.config ?? findConfig(process.cwd());
-    loaded = configPath ? loadConfig(configPath) : undefined;
-    const server = loaded?.config.server;
-    // Flags win over the file; the file's secrets come from the environment.
-    flags.server ??= server?.command;
-    flags.url ??= server?.url;
-    if (!flags.server && !flags.url) throw new Error('nothing to test: give --server "<command>" or --url <url> (see --help)');
-    headers = { ...resolveSecrets(server?.headers, process.env, 'header'), ...parseHeaders(flags.header) };
-    env = { ...resolveSecrets(server?.env, process.env, 'env'), ...parseEnv(flags.env) };
-  } catch (err) {
-    return report(abortedRun((err as Error).message), reportTo);
-  }
+  return runAndReport(flags, prepared, argv);
+}
 
+/** The run, live on the console, then every output; signals end it with what is known. */
+async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): Promise<number> {
   const interrupt = new AbortController();
   let interrupts = 0;
+  let phase: 'run' | 'report' = 'run';
   const onSignal = (sig: NodeJS.Signals) => {
     interrupts++;
-    if (interrupts > 1) {
+    // Once the run is over, or on a second signal, stop at once: atomic writes leave no half report.
+    if (phase === 'report' || interrupts > 1) {
+      process.stderr.write(`mcp-conformance: ${phase === 'report' ? 'interrupted while writing reports' : 'interrupted again'} by ${sig}\n`);
       killAllServers();
       process.exit(2);
     }
     interrupt.abort(new Error(`interrupted by ${sig}`));
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onSignal);
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const sig of signals) process.on(sig, onSignal);
+  const started = Date.now();
+  const live = liveProgress({
+    color: flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY,
+    tty: !!process.stdout.isTTY,
+    version: toolVersion().version,
+    passes: flags.spec === 'all' ? 2 : 1,
+  });
   try {
-    const run = await runConformance({
-      command: flags.server,
-      url: flags.url,
-      headers,
-      env,
-      spec: flags.spec,
-      schemaPath: flags.schema,
-      checks: flags.check,
-      strict: flags.strict,
-      requestTimeoutMs: flags.timeout,
-      checkTimeoutMs: flags.checkTimeout,
-      runTimeoutMs: flags.deadline,
-      maxMessageBytes: flags.maxMessageSize,
-      startupTimeoutMs: flags.startupTimeout,
-      maxRestarts: flags.maxRestarts,
-      maxPages: flags.maxPages,
-      shutdownGraceMs: flags.shutdownTimeout,
-      maxRounds: flags.maxRounds,
-      probeTimeoutMs: flags.probeTimeout,
-      notificationTimeoutMs: flags.notificationTimeout,
-      runs: flags.runs,
-      seed: flags.seed,
-      replay: flags.replay,
-      tools: flags.tools,
-      allowSideEffects: flags.allowSideEffects,
-      invocation: argv,
-      config: loaded?.config,
-      cwd: loaded?.config.server?.cwd ? resolve(loaded.dir, loaded.config.server.cwd) : undefined,
+    live.start();
+    const run: RunResult = await runConformance({
+      ...runOptions(flags, prepared, argv),
       signal: interrupt.signal,
+      onResult: (check, index, total) => live.onResult(check, index, total),
     });
-    return await report(run, reportTo);
+    phase = 'report';
+    live.end(run);
+    const left = flags.deadline - (Date.now() - started);
+    return await deliver(run, {
+      junitPath: flags.junit,
+      jsonPath: flags.json,
+      htmlPath: flags.html,
+      timeoutMs: Math.min(REPORT_TIME_MS[1], Math.max(REPORT_TIME_MS[0], left)),
+      ...(flags.writeBaseline ? { writeBaseline: flags.writeBaseline } : {}),
+      ...(prepared.baseline ? { baseline: prepared.baseline } : {}),
+    });
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('SIGHUP', onSignal);
+    for (const sig of signals) process.off(sig, onSignal);
   }
 }
 

@@ -19,7 +19,7 @@ import type { ProtocolSchema } from '../harness/schema.js';
 import type { Exchange, Session } from '../harness/session.js';
 import type { Target } from '../harness/target.js';
 import type { Discovery } from '../suites/check.js';
-import type { JsonObject } from '../model/json.js';
+import { isObject, type JsonObject } from '../model/json.js';
 import type { Era, EraInfo } from '../model/wire.js';
 
 export type EraMode = 'auto' | 'modern' | 'legacy';
@@ -159,7 +159,7 @@ function modernOpening(session: Session, probe: EraProbe, sessions: Session[], e
 function discoveryOf(exchange: Exchange): Discovery {
   if (exchange.error) return { exchange, problem: `server/discover answered with ${describeError(exchange.error)}` };
   const caps = exchange.result?.capabilities;
-  const capabilities = typeof caps === 'object' && caps !== null && !Array.isArray(caps) ? (caps as JsonObject) : undefined;
+  const capabilities = isObject(caps) ? caps : undefined;
   return { exchange, capabilities, problem: 'server/discover result has no capabilities object' };
 }
 

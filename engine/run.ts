@@ -20,6 +20,7 @@ import { Probe, quoteFor, specFor, VerdictSignal, type Check, type SuiteContext 
 import { catalogue } from '../suites/index.js';
 import { openEra, type EraMode } from './eras.js';
 import { runBothEras } from './all-eras.js';
+import { reportProgress } from './progress.js';
 import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
 import type { Config } from '../model/config.js';
@@ -78,6 +79,8 @@ export interface RunOptions {
   invocation?: string[];
   /** Aborted on interrupt (Ctrl-C / SIGTERM to the suite). */
   signal?: AbortSignal;
+  /** Called with each check's result as soon as it is known, in the order checks run. */
+  onResult?: (check: CheckResult, index: number, total: number) => void;
 }
 
 export const DEFAULTS = {
@@ -331,15 +334,22 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
 
     const ordered = [...checks.filter((c) => !c.observer), ...checks.filter((c) => c.observer)];
     let previous: CheckResult | undefined;
+    // A streamed result is redacted as the finished run is: no secret the server echoed reaches a live report.
+    const push = (c: CheckResult) => {
+      result.checks.push(c);
+      // The watchdog's copy (engine/progress.ts) and the live stream get the finished check, redacted.
+      reportProgress(result, c, redactor);
+      o.onResult?.(redactor.redactDeep(c), result.checks.length - 1, ordered.length);
+    };
     for (const check of ordered) {
       // Observers judge what the run saw; they send nothing, so they run even after the run was cut short.
       if (!check.observer) {
         if (stop.signal.aborted) {
-          result.checks.push(withResults(check, [notRun(`not run: ${reasonOf(stop.signal)}`)], era));
+          push(withResults(check, [notRun(`not run: ${reasonOf(stop.signal)}`)], era));
           continue;
         }
         if (!(await ensurePrimary(previous))) {
-          result.checks.push(withResults(check, [notRun(`not run: ${gaveUp}`)], era));
+          push(withResults(check, [notRun(`not run: ${gaveUp}`)], era));
           continue;
         }
       }
@@ -347,7 +357,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       const results = await runCheck(check, ctx, o.checkTimeoutMs, result.harnessErrors, t);
       for (const s of checkSessions) await t.disconnect(s);
       previous = withResults(check, results, era);
-      result.checks.push(previous);
+      push(previous);
     }
     if (stop.signal.aborted && !result.aborted) result.aborted = reasonOf(stop.signal);
     for (const s of sessions) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);
@@ -356,7 +366,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   } finally {
     clearTimeout(deadline);
     o.signal?.removeEventListener('abort', onInterrupt);
-    result.stderr = target?.stderrTail(primary) ?? '';
+    result.stderr = target?.stderrTail(primary ?? sessions[0]) ?? '';
     await target?.close();
   }
   return finish();

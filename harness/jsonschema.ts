@@ -15,7 +15,9 @@ import { Ajv, MissingRefError, type ErrorObject, type Options, type ValidateFunc
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
-import { boundedRegExp, RegexBudgetError } from './regex.js';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { boundedFormat, boundedRegExp, RegexBudgetError } from './regex.js';
+import { isObject } from '../model/json.js';
 
 export type AnyAjv = Ajv | Ajv2019 | Ajv2020;
 export type Dialect = '2020-12' | '2019-09' | 'draft-07' | 'draft-06' | 'draft-04';
@@ -69,9 +71,27 @@ export function ajvFor(schemaUri: string | undefined, opts: { fresh?: boolean; a
   else {
     ajv = new Ajv(options);
   }
-  addFormats(ajv);
+  addBoundedFormats(ajv);
   if (!opts.fresh) cache.set(dialect, ajv);
   return ajv;
+}
+
+/**
+ * ajv-formats' formats, each checked with a time budget (regex.ts): a format's
+ * own regular expression runs on server data, so a long string is checked on
+ * the worker and an overrun makes the validation indeterminate.
+ */
+function addBoundedFormats(ajv: AnyAjv): void {
+  addFormats(ajv);
+  for (const [name, f] of Object.entries(fullFormats)) {
+    if (f instanceof RegExp) ajv.addFormat(name, { type: 'string', validate: boundedFormat(name, (s) => f.test(s)) });
+    else if (typeof f === 'function') ajv.addFormat(name, { type: 'string', validate: boundedFormat(name, f as (s: string) => boolean) });
+    else if (typeof f === 'object' && !('async' in f && f.async) && (f.type === undefined || f.type === 'string')) {
+      const v = f.validate;
+      const native = v instanceof RegExp ? (s: string) => v.test(s) : (v as (s: string) => boolean);
+      ajv.addFormat(name, { ...f, type: 'string', validate: boundedFormat(name, native) } as never);
+    }
+  }
 }
 
 export interface SchemaSize {
@@ -139,7 +159,7 @@ const CHECKED_KEY_MAX = 64 * 1024;
 
 /** Is `schema` a valid JSON Schema of its declared (or default) dialect? */
 export function checkJsonSchema(schema: unknown): SchemaCheck {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+  if (!isObject(schema)) {
     return { ok: false, errors: [`a JSON Schema must be an object, got ${schema === null ? 'null' : typeof schema}`] };
   }
   // Measured before anything recursive (JSON.stringify included) sees it.

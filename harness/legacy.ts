@@ -9,7 +9,7 @@ import { CLIENT_INFO } from './protocol.js';
 import { legacyProfile, LEGACY_REVISION, type EraProfile, type ServerRequestAnswer } from './era.js';
 import type { ProtocolSchema } from './schema.js';
 import type { Exchange, Session } from './session.js';
-import type { JsonObject } from '../model/json.js';
+import { isObject, type JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 
@@ -138,5 +138,5 @@ export async function legacyHandshake(session: Session, schema: ProtocolSchema, 
 /** `InitializeResult.capabilities`, when it is an object. */
 export function initializeCapabilities(hs: Handshake): JsonObject | undefined {
   const caps = hs.initialize.result?.capabilities;
-  return typeof caps === 'object' && caps !== null && !Array.isArray(caps) ? (caps as JsonObject) : undefined;
+  return isObject(caps) ? caps : undefined;
 }

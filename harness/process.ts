@@ -10,7 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { execa, parseCommandString } from 'execa';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execa } from 'execa';
+import { splitCommand } from './argv.js';
 import type { Redactor } from './redact.js';
 
 export interface ExitInfo {
@@ -46,6 +48,62 @@ const RUN_TAG = `${process.pid}-${randomBytes(4).toString('hex')}`;
 let launches = 0;
 /** Every tag this process handed out: swept on stop, on exit of a leader, and on interrupt. */
 const tags = new Set<string>();
+
+/** The reaper (see the file comment): plain Node, no project imports, so it runs from any build. */
+const REAPER_SOURCE = `
+const { readdirSync, readFileSync } = require('node:fs');
+const [variable, prefix] = process.argv.slice(1);
+const groups = new Set();
+for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => {});
+let buf = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buf += chunk;
+  let i;
+  while ((i = buf.indexOf('\\n')) >= 0) {
+    const [verb, pid] = buf.slice(0, i).split(' ');
+    buf = buf.slice(i + 1);
+    if (verb === 'group') groups.add(Number(pid));
+    if (verb === 'forget') groups.delete(Number(pid));
+  }
+});
+const reap = () => {
+  for (const g of groups) { try { process.kill(-g, 'SIGKILL'); } catch {} }
+  const needle = Buffer.from(variable + '=' + prefix);
+  let pids = [];
+  try { pids = readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).map(Number); } catch {}
+  for (const pid of pids) {
+    if (pid === process.pid) continue;
+    let env;
+    try { env = readFileSync('/proc/' + pid + '/environ'); } catch { continue; }
+    const at = env.indexOf(needle);
+    if (at === 0 || (at > 0 && env[at - 1] === 0)) { try { process.kill(pid, 'SIGKILL'); } catch {} }
+  }
+  process.exit(0);
+};
+process.stdin.on('end', reap);
+process.stdin.on('error', reap);
+`;
+
+let reaper: ChildProcess | undefined;
+
+/** Tell the reaper (started on first use) about a server's process group, or that it is gone. */
+function tellReaper(line: string): void {
+  if (process.platform === 'win32') return;
+  if (!reaper) {
+    try {
+      reaper = spawn(process.execPath, ['-e', REAPER_SOURCE, TAG_VARIABLE, `${RUN_TAG}-`], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    } catch {
+      return;
+    }
+    reaper.on('error', () => {});
+    reaper.stdin!.on('error', () => {});
+    reaper.unref();
+    // The pipe must not keep the suite alive: it closes when the suite exits.
+    (reaper.stdin as unknown as { unref?: () => void }).unref?.();
+  }
+  if (reaper.stdin?.writable) reaper.stdin.write(`${line}\n`);
+}
 
 export class ServerProcess {
   readonly pid: number;
@@ -83,10 +141,12 @@ export class ServerProcess {
 
   /** Start `command` (split like a shell would, without a shell). Rejects with a one-line cause. */
   static async launch(command: string, opts: LaunchOptions): Promise<ServerProcess> {
-    const [file, ...args] = parseCommandString(command);
+    const [file, ...args] = splitCommand(command);
     if (!file) throw new Error('the --server command is empty');
     const tag = `${RUN_TAG}-${++launches}`;
     tags.add(tag);
+    // Before the spawn: the reaper's tag sweep covers the server from its first instant.
+    tellReaper('hello 0');
     const child = execa(file, args, {
       stdin: 'pipe',
       stdout: 'pipe',
@@ -118,11 +178,13 @@ export class ServerProcess {
     }
     const proc = new ServerProcess(command, tag, child, opts.redactor, opts.stderrLimit ?? 64 * 1024);
     live.add(proc);
+    tellReaper(`group ${proc.pid}`);
     void proc.exited.then(() => {
       // The leader is gone; anything it left behind is ended too.
       signalGroup(proc.pid, 'SIGKILL');
       killPids(taggedProcesses(new Set([tag])), 'SIGKILL');
       live.delete(proc);
+      tellReaper(`forget ${proc.pid}`);
     });
     return proc;
   }
@@ -300,6 +362,27 @@ export function killAllServers(): void {
   for (const p of live) signalGroup(p.pid, 'SIGKILL');
   live.clear();
   killPids(taggedProcesses(tags), 'SIGKILL');
+}
+
+/**
+ * SIGKILL every process that carries a launch tag of this process, whichever
+ * thread launched it (the CLI's watchdog, for a run thread it had to stop).
+ */
+export function killServersOfThisProcess(): void {
+  killAllServers();
+  const needle = Buffer.from(`${TAG_VARIABLE}=${process.pid}-`);
+  const pids: number[] = [];
+  for (const pid of procPids()) {
+    if (pid === process.pid) continue;
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`);
+      const at = env.indexOf(needle);
+      if (at === 0 || (at > 0 && env[at - 1] === 0)) pids.push(pid);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  killPids(pids, 'SIGKILL');
 }
 
 /** Stop every live server gracefully, then forcibly. */

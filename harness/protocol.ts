@@ -3,6 +3,8 @@
  * per-request `_meta` fields of basic/index "_meta", and the `x-mcp-header`
  * parameter mirroring of basic/transports/streamable-http.
  */
+import { isObject } from '../model/json.js';
+
 export const CLIENT_INFO = { name: 'mcp-conformance', version: '0.1.0' } as const;
 
 export const META = {
@@ -70,7 +72,7 @@ export function findHeaderAnnotations(schema: unknown): HeaderAnnotation[] {
     if ('x-mcp-header' in obj) out.push({ value: obj['x-mcp-header'], pointer: pointer || '/', path, type: obj.type });
     for (const [key, child] of Object.entries(obj)) {
       const childPointer = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (key === 'properties' && typeof child === 'object' && child !== null && !Array.isArray(child)) {
+      if (key === 'properties' && isObject(child)) {
         for (const [prop, sub] of Object.entries(child as Record<string, unknown>)) {
           const subPointer = `${childPointer}/${prop.replace(/~/g, '~0').replace(/\//g, '~1')}`;
           walk(sub, subPointer, path ? [...path, prop] : undefined, depth + 1);

@@ -315,6 +315,11 @@ export class Session {
     return sub;
   }
 
+  /** Every subscription opened on this connection (the latest 1000), for the run-wide observers. */
+  openedSubscriptions(): readonly Subscription[] {
+    return this.subscriptions;
+  }
+
   /**
    * Cancel an in-flight request the way the transport says: on stdio send
    * `notifications/cancelled` naming it, on HTTP close its response stream.

@@ -41,6 +41,34 @@ export const SUBSCRIPTION_NOTIFICATIONS = new Set([
 
 export const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
 
+/** Which `notifications` filter field asks for each change notification. */
+export const FILTER_KEY: Record<string, string> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+  'notifications/resources/updated': 'resourceSubscriptions',
+};
+
+/** Notifications that relate to one request, never to a subscription. */
+export const REQUEST_SCOPED = new Set(['notifications/progress', 'notifications/message']);
+
+/**
+ * Whether a subscription's filter asked for this message; undefined for
+ * messages no filter governs (the acknowledgment, cancellations,
+ * request-scoped notifications, responses).
+ */
+export function requestedBy(filter: JsonObject, msg: JsonObject): boolean | undefined {
+  const method = String(msg.method);
+  if (method === ACKNOWLEDGED || method === 'notifications/cancelled' || REQUEST_SCOPED.has(method) || !('method' in msg)) return undefined;
+  const key = FILTER_KEY[method];
+  if (!key) return false;
+  if (key === 'resourceSubscriptions') {
+    const uri = (msg.params as JsonObject | undefined)?.uri;
+    return Array.isArray(filter.resourceSubscriptions) && filter.resourceSubscriptions.includes(uri);
+  }
+  return filter[key] === true;
+}
+
 type Waiter = { pred: (m: SubscriptionMessage) => boolean; resolve: (m: SubscriptionMessage | undefined) => void };
 
 export class Subscription {

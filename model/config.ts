@@ -70,6 +70,8 @@ export interface Config {
     headers?: Record<string, SecretRef>;
   };
   tools?: { include?: string[]; exclude?: string[]; allowSideEffects?: boolean };
+  /** Checks left out of every run (ids or globs, as `--skip`). */
+  checks?: { exclude?: string[] };
   listChanged?: { trigger?: ChangeTrigger; undo?: ChangeTrigger; timeoutMs?: number };
   /**
    * Makes the server end its open subscriptions on its own initiative (as a

@@ -58,6 +58,8 @@ export interface SubjectResult {
   /** Free-form observations worth reporting (e.g. TTLs seen per page). */
   details?: Record<string, unknown>;
   durationMs: number;
+  /** A fail or warn the run's baseline lists: reported, but it does not fail the run. */
+  expected?: { reason: string };
 }
 
 /** Static description of a check, as `mcp-conformance list` prints it. */
@@ -118,7 +120,27 @@ export interface RunResult {
   aborted?: string;
   /** Internal problems of the suite itself (exit code 2). */
   harnessErrors: string[];
+  /** Set when the run was judged against a baseline (`--baseline`). */
+  baseline?: BaselineOutcome;
   exitCode: 0 | 1 | 2;
+}
+
+/** One entry of a baseline file: a known fail or warn of a check (and optionally one subject). */
+export interface BaselineEntry {
+  check: string;
+  subject?: string;
+  reason: string;
+}
+
+/** How a run measured up to its baseline. */
+export interface BaselineOutcome {
+  path: string;
+  /** Fail and warn results the baseline accepted. */
+  expected: number;
+  /** Entries that no longer fail or warn: each fails the run (baselines only shrink). */
+  stale: Array<BaselineEntry & { why: string }>;
+  /** Entries whose check this run did not exercise (not selected, skipped or not observed): neither confirmed nor stale. */
+  unconfirmed: Array<BaselineEntry & { why: string }>;
 }
 
 export function summarize(checks: CheckResult[]): RunSummary {

@@ -10,13 +10,18 @@
  */
 import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '../model/results.js';
 import { safeClip, safeText } from './escape.js';
-import { VERDICT_LABEL, countVerdicts, countsText, formatDuration, frameText, groupByArea, lastFrames, overallVerdict, replayCommand, specText } from './text.js';
+import { LEGEND, VERDICT_LABEL, countVerdicts, countsText, formatDuration, frameText, lastFrames, overallVerdict, replayCommand, specText } from './text.js';
 
 export interface ConsoleOptions {
   /** Emit ANSI SGR colour codes. */
   color: boolean;
   /** Show passing subjects, notes, details, full wire excerpts and stderr. */
   verbose?: boolean;
+}
+
+/** Live lines leave out replay commands (the finished, redacted run prints them at the end). */
+interface RenderFlags {
+  replay: boolean;
 }
 
 /** Wire frames shown per finding (verbose: all). */
@@ -70,30 +75,90 @@ const VERDICT_STYLE: Record<Verdict, Style[]> = {
 
 const pad = (n: number): string => ' '.repeat(n);
 
+/** A reason this long is printed once; later checks with the same reason refer back to the first. */
+const LONG_REASON = 120;
+
+/** What one report remembers between checks: the area printed last and the long reasons already shown. */
+interface ConsoleState extends RenderFlags {
+  area?: string;
+  reasons: Map<string, string>;
+}
+
 export function renderConsole(run: RunResult, opts: ConsoleOptions): string {
   if (run.eras) return renderEras(run, opts);
   const paint = painter(opts.color);
   const verbose = opts.verbose === true;
   const out: string[] = [];
+  const state: ConsoleState = { reasons: new Map(), replay: true };
 
   renderHeader(run, paint, out);
-
-  for (const [area, checks] of groupByArea(run.checks)) {
-    out.push('');
-    out.push(paint(safeText(area), 'bold'));
-    for (const check of checks) renderCheck(check, paint, verbose, out, run);
-  }
-
+  for (const check of run.checks) renderCheckInArea(check, paint, verbose, out, run, state);
   renderFooter(run, paint, verbose, out);
   return out.join('\n') + '\n';
 }
 
+/**
+ * The console report in pieces, for a live run: `check()` gives each
+ * check's lines as its result arrives (with its area's heading when the area
+ * changes), `end()` the header rows and the summary once the run is over.
+ */
+export function liveConsole(opts: ConsoleOptions) {
+  const paint = painter(opts.color);
+  const verbose = opts.verbose === true;
+  const state: ConsoleState = { reasons: new Map(), replay: false };
+  return {
+    start(version: string): string {
+      return `${paint(`mcp-conformance ${safeText(version)}`, 'bold')}: running checks…\n`;
+    },
+    check(check: CheckResult): string {
+      const out: string[] = [];
+      renderCheckInArea(check, paint, verbose, out, { invocation: [], target: { transport: 'stdio' } } as unknown as RunResult, state);
+      return out.join('\n') + '\n';
+    },
+    end(run: RunResult): string {
+      const out: string[] = [];
+      for (const part of run.eras ?? [run]) renderReplays(part, paint, out);
+      if (run.eras) return `${out.join('\n')}\n${renderEras(run, opts, false)}`;
+      out.push('');
+      renderHeader(run, paint, out);
+      renderFooter(run, paint, verbose, out);
+      return out.join('\n') + '\n';
+    },
+  };
+}
+
+/** The replay command of every generated case that failed or warned. */
+function renderReplays(run: RunResult, paint: Paint, out: string[]): void {
+  const lines: string[] = [];
+  for (const c of run.checks) {
+    for (const r of c.results) {
+      for (const f of r.findings) if (f.replay) lines.push(`  ${safeText(c.id)} [${safeClip(r.subject, 200)}]: ${replayCommand(run, f.replay)}`);
+    }
+  }
+  if (lines.length === 0) return;
+  out.push('', paint('Replay (each command reproduces one generated case):', 'bold'), ...lines);
+}
+
+function renderCheckInArea(check: CheckResult, paint: Paint, verbose: boolean, out: string[], run: RunResult, state: ConsoleState): void {
+  if (check.area !== state.area) {
+    state.area = check.area;
+    out.push('');
+    out.push(paint(safeText(check.area), 'bold'));
+  }
+  renderCheck(check, paint, verbose, out, run, state);
+}
+
 /** `--spec all`: each era's complete report in turn, then the combined result. */
-function renderEras(run: RunResult, opts: ConsoleOptions): string {
+function renderEras(run: RunResult, opts: ConsoleOptions, checks = true): string {
   const paint = painter(opts.color);
   const parts = (run.eras ?? []).map((era) => {
     const title = `━━ ${safeText(era.revision)}${era.era ? ` (${safeText(era.era.era)} era)` : ''} ━━`;
-    return `${paint(title, 'bold')}\n${renderConsole(era, opts)}`;
+    if (checks) return `${paint(title, 'bold')}\n${renderConsole(era, opts)}`;
+    // Live: the checks were printed as they ran; each era's header and summary remain.
+    const out: string[] = [];
+    renderHeader(era, paint, out);
+    renderFooter(era, paint, opts.verbose === true, out);
+    return `${paint(title, 'bold')}\n${out.join('\n')}\n`;
   });
   const s = run.summary;
   const lines = [
@@ -140,13 +205,28 @@ function verdictMark(v: Verdict, paint: Paint): string {
   return paint(MARK[v], ...VERDICT_STYLE[v]);
 }
 
-/** `— skip: reason` in dim, for the end of a line. */
-function reasonSuffix(r: SubjectResult, paint: Paint): string {
-  const reason = r.reason !== undefined && r.reason !== '' ? `: ${safeClip(r.reason, FIELD_CHARS)}` : '';
+/** `— skip: reason` in dim, for the end of a line; a long reason already shown refers back to where. */
+function reasonSuffix(r: SubjectResult, paint: Paint, state?: ConsoleState, checkId?: string): string {
+  let reason = r.reason !== undefined && r.reason !== '' ? `: ${safeClip(r.reason, FIELD_CHARS)}` : '';
+  if (state && checkId && r.reason && r.reason.length >= LONG_REASON) {
+    const first = state.reasons.get(r.reason);
+    if (first !== undefined && first !== checkId) reason = `: the same reason as ${safeText(first)} above`;
+    else state.reasons.set(r.reason, checkId);
+  }
   return paint(`— ${VERDICT_LABEL[r.verdict]}${reason}`, 'dim');
 }
 
-function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: string[], run: RunResult): void {
+/** Every fail and warn of these results is in the baseline. */
+function allExpected(results: readonly SubjectResult[]): boolean {
+  const problems = results.filter((r) => r.verdict === 'fail' || r.verdict === 'warn');
+  return problems.length > 0 && problems.every((r) => r.expected);
+}
+
+function expectedSuffix(r: SubjectResult, paint: Paint): string {
+  return paint(`— expected ${r.verdict} (baseline: ${safeClip(r.expected?.reason ?? '', 300)})`, 'dim');
+}
+
+function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: string[], run: RunResult, state: ConsoleState): void {
   const results = check.results;
   const head = `${safeText(check.id)}  ${safeText(check.title)}`;
 
@@ -156,20 +236,25 @@ function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: st
   }
 
   const verdict = overallVerdict(results);
-  const isProblem = verdict === 'fail' || verdict === 'warn';
+  const expected = allExpected(results);
+  const isProblem = (verdict === 'fail' || verdict === 'warn') && !expected;
 
   if (results.length === 1) {
     const r = results[0];
     const subject = r.subject === 'server' ? '' : ` [${safeClip(r.subject, 200)}]`;
-    const line = `  ${verdictMark(r.verdict, paint)} ${head}${subject}`;
+    const line = `  ${expected ? paint('~', 'dim') : verdictMark(r.verdict, paint)} ${head}${subject}`;
     if (r.verdict === 'skip' || r.verdict === 'not-observed') {
-      out.push(`${line} ${reasonSuffix(r, paint)}`);
+      out.push(`${line} ${reasonSuffix(r, paint, state, check.id)}`);
+      return;
+    }
+    if (expected) {
+      out.push(`${line} ${expectedSuffix(r, paint)}`);
       return;
     }
     out.push(line);
     if (isProblem) {
       out.push(`${pad(6)}${paint('Spec:', 'dim')} ${specText(check)}`);
-      renderSubjectBody(r, paint, verbose, 6, out, run);
+      renderSubjectBody(r, paint, verbose, 6, out, run, state);
     } else if (verbose) {
       renderVerboseExtras(r, paint, 6, out);
     }
@@ -178,13 +263,17 @@ function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: st
 
   // Several subjects: counts on the line, problem subjects underneath.
   const counts = countVerdicts(results);
-  out.push(`  ${verdictMark(verdict, paint)} ${head}  ${paint(`(${countsText(counts)})`, 'dim')}`);
+  out.push(`  ${expected ? paint('~', 'dim') : verdictMark(verdict, paint)} ${head}  ${paint(`(${countsText(counts)})`, 'dim')}`);
   if (isProblem) out.push(`${pad(6)}${paint('Spec:', 'dim')} ${specText(check)}`);
 
   for (const r of results) {
     if (r.verdict !== 'fail' && r.verdict !== 'warn') continue;
+    if (r.expected) {
+      out.push(`${pad(6)}${paint('~', 'dim')} ${safeClip(r.subject, 200)} ${expectedSuffix(r, paint)}`);
+      continue;
+    }
     out.push(`${pad(6)}${verdictMark(r.verdict, paint)} ${safeClip(r.subject, 200)}`);
-    renderSubjectBody(r, paint, verbose, 10, out, run);
+    renderSubjectBody(r, paint, verbose, 10, out, run, state);
   }
 
   if (verbose) {
@@ -207,13 +296,13 @@ function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: st
     for (const { r, subjects } of groups.values()) {
       const names = subjects.slice(0, SUBJECT_NAMES).map((s) => safeClip(s, 100));
       const more = subjects.length > SUBJECT_NAMES ? ` +${subjects.length - SUBJECT_NAMES} more` : '';
-      out.push(`${pad(6)}${verdictMark(r.verdict, paint)} ${names.join(', ')}${more} ${reasonSuffix(r, paint)}`);
+      out.push(`${pad(6)}${verdictMark(r.verdict, paint)} ${names.join(', ')}${more} ${reasonSuffix(r, paint, state, check.id)}`);
     }
   }
 }
 
 /** Findings of a fail / warn subject, indented by `indent`. */
-function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult): void {
+function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult, flags: RenderFlags): void {
   const ind = pad(indent);
   if (r.reason !== undefined && r.reason !== '') {
     out.push(`${ind}${paint('Note:', 'dim')} ${safeClip(r.reason, verbose ? FIELD_CHARS_VERBOSE : FIELD_CHARS)}`);
@@ -223,14 +312,14 @@ function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, ind
   }
   r.findings.forEach((f, i) => {
     if (r.findings.length > 1) out.push(`${ind}${paint(`Finding ${i + 1} of ${r.findings.length}:`, 'bold')}`);
-    renderFinding(f, paint, verbose, indent, out, run);
+    renderFinding(f, paint, verbose, indent, out, run, flags);
   });
   if (verbose && r.details !== undefined) {
     out.push(`${ind}${paint('Details:', 'dim')} ${safeClip(r.details, FIELD_CHARS_VERBOSE)}`);
   }
 }
 
-function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult): void {
+function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult, flags: RenderFlags): void {
   const ind = pad(indent);
   const max = verbose ? FIELD_CHARS_VERBOSE : FIELD_CHARS;
   const field = (label: string, value: string): void => {
@@ -244,7 +333,7 @@ function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: numbe
   field('Requirement', f.requirement);
   field('Expected', f.expected);
   field('Actual', f.actual);
-  if (f.replay) field('Replay', replayCommand(run, f.replay));
+  if (f.replay && flags.replay) field('Replay', replayCommand(run, f.replay));
 
   if (f.wire.length > 0) {
     const { shown, omitted } = lastFrames(f.wire, verbose ? Infinity : WIRE_FRAMES);
@@ -278,7 +367,10 @@ function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: strin
     paint(`${s.skip} skip`, 'dim'),
     paint(`${s.notObserved} not observed`, s.notObserved ? 'magenta' : 'dim'),
   ];
+  if (run.baseline) parts.push(paint(`${run.baseline.expected} expected`, 'dim'));
   out.push(`${paint('Summary:', 'bold')} ${parts.join(', ')}  (${s.total} results, ${run.checks.length} checks, ${formatDuration(run.durationMs)})`);
+  if (s.total > 0) out.push(paint(`Legend: ${LEGEND}`, 'dim'));
+  renderBaseline(run, paint, out);
 
   if (s.warn > 0) {
     out.push(
@@ -291,7 +383,9 @@ function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: strin
   }
 
   if (run.aborted !== undefined) {
-    out.push(paint(`ABORTED: ${safeClip(run.aborted, 2000)}`, 'red', 'bold'));
+    const lines = safeClip(run.aborted, 2000, { multiline: true }).split('\n');
+    out.push(paint(`ABORTED: ${lines[0]}`, 'red', 'bold'));
+    for (const line of lines.slice(1)) out.push(`         ${line}`);
   }
 
   if (run.harnessErrors.length > 0) {
@@ -320,4 +414,14 @@ function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: strin
   };
   const [word, style] = result[run.exitCode] ?? ['UNKNOWN', ['bold']];
   out.push(`${paint('Result:', 'bold')} ${paint(word, ...style)}`);
+}
+
+function renderBaseline(run: RunResult, paint: Paint, out: string[]): void {
+  const b = run.baseline;
+  if (!b) return;
+  out.push(paint(`Baseline ${safeText(b.path)}: ${b.expected} expected result${b.expected === 1 ? '' : 's'}, ${b.stale.length} stale entr${b.stale.length === 1 ? 'y' : 'ies'}`, 'dim'));
+  for (const e of b.stale) out.push(paint(`  ✗ stale: ${safeClip(e.why, 600)}`, 'red', 'bold'));
+  if (b.unconfirmed.length > 0) {
+    out.push(paint(`  ${b.unconfirmed.length} entr${b.unconfirmed.length === 1 ? 'y' : 'ies'} not confirmed by this run (not counted): ${b.unconfirmed.map((e) => safeClip(e.check, 100)).join(', ')}`, 'dim'));
+  }
 }

@@ -2,15 +2,20 @@
  * Renderers for a RunResult, and writing the report files.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { RunResult } from '../model/results.js';
+import { renderHtml } from './html.js';
 import { renderJUnit } from './junit.js';
 import { renderJson } from './json.js';
 
 export { renderConsole } from './console.js';
 export type { ConsoleOptions } from './console.js';
 export { renderJUnit } from './junit.js';
+export { renderHtml } from './html.js';
+export { renderAnnotations, renderStepSummary } from './github.js';
+export { liveConsole } from './console.js';
 export { renderJson, JSON_SCHEMA_VERSION } from './json.js';
 export type { JsonReport } from './json.js';
 export { safeText, safeClip, xmlSafe } from './escape.js';
@@ -19,6 +24,34 @@ export type { SafeTextOptions } from './escape.js';
 export interface ReportPaths {
   junitPath?: string;
   jsonPath?: string;
+  htmlPath?: string;
+}
+
+/**
+ * Creates `dir` and its missing parents one level at a time. (Node's
+ * recursive mkdir spins forever on some paths under /proc; a plain mkdir
+ * of each level fails there at once.)
+ */
+async function ensureDir(dir: string): Promise<void> {
+  const missing: string[] = [];
+  let d = resolve(dir);
+  for (;;) {
+    try {
+      if ((await stat(d)).isDirectory()) break;
+      throw Object.assign(new Error(`${d} is not a folder`), { code: 'ENOTDIR' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    missing.unshift(d);
+    const up = dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  for (const m of missing) {
+    await mkdir(m).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  }
 }
 
 /**
@@ -29,7 +62,7 @@ export interface ReportPaths {
  */
 export async function writeFileAtomic(path: string, text: string): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
+  await ensureDir(dir);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const fh = await open(tmp, 'wx');
@@ -57,5 +90,75 @@ export async function writeReports(run: RunResult, paths: ReportPaths): Promise<
     await writeFileAtomic(paths.jsonPath, renderJson(run));
     written.push(paths.jsonPath);
   }
+  if (paths.htmlPath !== undefined && paths.htmlPath !== '') {
+    await writeFileAtomic(paths.htmlPath, renderHtml(run));
+    written.push(paths.htmlPath);
+  }
   return written;
+}
+
+/** Where a report went when its own path did not work. */
+export interface ReportFallback {
+  path: string;
+  fallback: string;
+  cause: string;
+}
+
+export interface WriteOutcome {
+  written: string[];
+  /** Reports written to the fallback folder instead (the run then exits 2). */
+  fallbacks: ReportFallback[];
+  /** Reports written nowhere: the path and the fallback both failed. */
+  lost: ReportFallback[];
+}
+
+/** The folder reports go to when their own path does not work. */
+export function fallbackDir(): string {
+  return join(tmpdir(), `mcp-conformance-reports-${process.pid}`);
+}
+
+/** `work`, or a rejection naming `what` once `ms` have passed. */
+export function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${Math.round(ms / 100) / 10} s`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Writes every requested report within `timeoutMs` in all. A report whose
+ * path fails or hangs (a read-only folder, a path under /proc) goes to the
+ * fallback folder under the same file name; the outcome names both.
+ */
+export async function writeReportsWithin(run: RunResult, paths: ReportPaths, timeoutMs: number, fallback = fallbackDir()): Promise<WriteOutcome> {
+  const outcome: WriteOutcome = { written: [], fallbacks: [], lost: [] };
+  const jobs: Array<[string | undefined, () => string]> = [
+    [paths.junitPath, () => renderJUnit(run)],
+    [paths.jsonPath, () => renderJson(run)],
+    [paths.htmlPath, () => renderHtml(run)],
+  ];
+  const started = Date.now();
+  // Each report gets an equal share of what is left, and the fallback half of its own share.
+  for (let i = 0; i < jobs.length; i++) {
+    const [path, render] = jobs[i]!;
+    if (path === undefined || path === '') continue;
+    const share = Math.max(200, (timeoutMs - (Date.now() - started)) / (jobs.length - i));
+    const text = render();
+    try {
+      await within(share / 2, `writing ${path}`, writeFileAtomic(path, text));
+      outcome.written.push(path);
+      continue;
+    } catch (err) {
+      const cause = (err as Error).message;
+      const other = join(fallback, basename(path));
+      try {
+        await within(share / 2, `writing ${other}`, writeFileAtomic(other, text));
+        outcome.fallbacks.push({ path, fallback: other, cause });
+      } catch (err2) {
+        outcome.lost.push({ path, fallback: other, cause: `${cause}; fallback: ${(err2 as Error).message}` });
+      }
+    }
+  }
+  return outcome;
 }

@@ -1,34 +1,46 @@
 /**
- * JUnit XML report, for CI test viewers.
+ * JUnit XML report, for CI test viewers (GitLab, Jenkins, GitHub test
+ * reporters). Valid against the Jenkins xunit plugin's permissive
+ * `junit-10.xsd`, the de-facto schema those viewers accept.
  *
- * Layout: one <testsuite> per area; one <testcase> per check × subject, named
- * `<check id> [<subject>]` with the area as classname. Properties carry the
- * spec reference, level, requirement and seed.
+ * Layout: one <testsuite> per area (with the run's revision, seed and tool as
+ * suite properties: the schema allows no properties on a testcase); one
+ * <testcase> per check × subject, named `<check id> [<subject>]` with the
+ * area as classname. Every testcase's system-out starts with its verdict,
+ * spec reference (and link on the spec site), level and requirement.
  *
  * Verdicts:
  *  - pass          → a passing testcase;
  *  - fail          → <failure> (message: Requirement / Expected / Actual);
  *  - warn          → <failure> only when the run is strict. Otherwise the
- *                    testcase passes and its system-out starts with a WARNING
- *                    note: JUnit has no "passed with warning" state, and
- *                    failing CI on SHOULD-level findings is exactly what
- *                    --strict asks for, so without it the build stays green
- *                    while the report still shows the warning;
- *  - skip          → <skipped message="reason">;
- *  - not-observed  → <skipped message="not-observed: reason">.
+ *                    testcase passes, its name ends in `[warn]` so every
+ *                    viewer's list shows it, and its system-out starts with
+ *                    WARNING: JUnit has no "passed with warning" state;
+ *  - skip          → <skipped/>, system-out `SKIPPED: reason`;
+ *  - not-observed  → <skipped/>, named `… [not observed]`, system-out
+ *                    `NOT OBSERVED: reason` (it applies but could not be
+ *                    exercised: never a pass, and not a skip either);
+ *  - a fail or warn the baseline lists → passes, named `… [expected fail]`
+ *                    or `… [expected warn]`, with the baseline's reason.
  * Fail and warn testcases get the wire excerpt of their findings in
  * system-out. An aborted run adds a `run/aborted` testcase with an <error>;
- * harness errors add a `run/harness-errors` testcase with an <error>.
+ * harness errors add `run/harness-errors`; stale baseline entries add
+ * `baseline/stale` failures; the server's stderr goes into the system-err of
+ * a `run/server-stderr` testcase.
+ *
+ * junit-report-builder is used through its public API only. It writes a
+ * `skipped` count on the root <testsuites>, which the schema does not allow:
+ * that one attribute is taken out of the built text.
  *
  * All text is made terminal-safe and XML-1.0-valid before it reaches the
  * builder (see escape.ts), and `]]>` is broken up in CDATA content (the
  * builder only splits the first occurrence).
  */
 import jrbModule from 'junit-report-builder';
-import type { Builder, TestCase } from 'junit-report-builder';
+import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 import type { CheckResult, Finding, RunResult, SubjectResult } from '../model/results.js';
 import { safeClip, safeText, xmlSafe } from './escape.js';
-import { frameText, groupByArea, lastFrames, replayCommand, specText } from './text.js';
+import { frameText, groupByArea, lastFrames, replayCommand, specText, specUrl } from './text.js';
 
 /** Wire frames per finding in system-out. */
 const WIRE_FRAMES = 20;
@@ -56,28 +68,6 @@ function t(value: unknown): string {
 /** Safe text for CDATA content. */
 function cdata(value: string): string {
   return t(value).replace(/]]>/g, ']]\\x3e');
-}
-
-/**
- * The builder's `skipped()` takes no message; add the attribute to the
- * <skipped> element once the testcase has been built.
- */
-function skippedWithMessage(tc: TestCase, message: string): void {
-  tc.skipped();
-  const build = tc.build.bind(tc);
-  tc.build = (parent) => {
-    const el = build(parent);
-    const children = (el as unknown as { children?: unknown }).children;
-    if (Array.isArray(children)) {
-      for (const child of children) {
-        const node = child as { name?: unknown; att?: unknown };
-        if (node.name === 'skipped' && typeof node.att === 'function') {
-          (node.att as (name: string, value: string) => unknown).call(node, 'message', message);
-        }
-      }
-    }
-    return el;
-  };
 }
 
 function findingText(f: Finding, max: number, run: RunResult): string {
@@ -125,44 +115,58 @@ function wireExcerpt(r: SubjectResult): string {
   return parts.join('\n');
 }
 
+/** Seconds with at most three decimals: the schema's time pattern allows no more. */
+function seconds(ms: number): number {
+  return Number.isFinite(ms) && ms >= 0 ? Math.round(ms) / 1000 : 0;
+}
+
+function caseName(check: CheckResult, r: SubjectResult, strict: boolean): string {
+  const base = `${check.id} [${safeClip(r.subject, 500)}]`;
+  if (r.expected && (r.verdict === 'fail' || r.verdict === 'warn')) return `${base} [expected ${r.verdict}]`;
+  if (r.verdict === 'warn' && !strict) return `${base} [warn]`;
+  if (r.verdict === 'not-observed') return `${base} [not observed]`;
+  return base;
+}
+
 function addSubjectCase(tc: TestCase, run: RunResult, check: CheckResult, r: SubjectResult, prefix = ''): void {
   tc.className(t(`${prefix}${check.area}`))
-    .name(t(`${check.id} [${safeClip(r.subject, 500)}]`))
-    .time(Number.isFinite(r.durationMs) && r.durationMs >= 0 ? r.durationMs / 1000 : 0)
-    .property('spec', t(`${check.spec.page}#${check.spec.section}`))
-    .property('level', t(check.level))
-    .property('requirement', t(check.requirement))
-    .property('verdict', r.verdict);
-  if (run.seed !== undefined) tc.property('seed', String(run.seed));
+    .name(t(caseName(check, r, run.strict)))
+    .time(seconds(r.durationMs));
 
-  const out: string[] = [];
+  const out: string[] = [
+    `Verdict: ${r.verdict}${r.expected ? ' (expected: in the baseline)' : ''}`,
+    `Spec: ${specText(check)} ${specUrl(check.spec)}`,
+    `Requirement: ${safeClip(check.requirement, FIELD_CHARS, { multiline: true })}`,
+  ];
+  const reason = safeClip(r.reason ?? '(no reason given)', FIELD_CHARS, { multiline: true });
   switch (r.verdict) {
     case 'pass':
-      if (r.reason) out.push(`Note: ${safeClip(r.reason, FIELD_CHARS, { multiline: true })}`);
+      if (r.reason) out.push(`Note: ${reason}`);
       break;
     case 'fail':
-      tc.failure(t(failureMessage(r, check, run)), 'fail').stacktrace(cdata(findingsBody(r, check, run)));
-      break;
     case 'warn':
-      if (run.strict) {
-        tc.failure(t(failureMessage(r, check, run)), 'warn').stacktrace(cdata(findingsBody(r, check, run)));
+      if (r.expected) {
+        out.unshift(`EXPECTED ${r.verdict === 'fail' ? 'FAILURE' : 'WARNING'} (baseline: ${safeClip(r.expected.reason, FIELD_CHARS)}): reported, not counted against the run.`);
+        out.push(findingsBody(r, check, run));
+      } else if (r.verdict === 'fail' || run.strict) {
+        tc.failure(t(failureMessage(r, check, run)), r.verdict).stacktrace(cdata(findingsBody(r, check, run)));
       } else {
-        out.push('WARNING: requirement not fully met (a warning; counted as a failure only with --strict).');
+        out.unshift('WARNING: requirement not fully met (a warning; counted as a failure only with --strict).');
         out.push(findingsBody(r, check, run));
       }
       break;
     case 'skip':
-      skippedWithMessage(tc, t(r.reason ? r.reason : 'skipped'));
-      out.push(`skip: ${safeClip(r.reason ?? '(no reason given)', FIELD_CHARS, { multiline: true })}`);
+      tc.skipped();
+      out.unshift(`SKIPPED: ${reason}`);
       break;
     case 'not-observed':
-      skippedWithMessage(tc, t(`not-observed: ${r.reason ?? '(no reason given)'}`));
-      out.push(`not-observed: ${safeClip(r.reason ?? '(no reason given)', FIELD_CHARS, { multiline: true })}`);
+      tc.skipped();
+      out.unshift(`NOT OBSERVED (the check applies but could not be exercised; not a pass): ${reason}`);
       break;
   }
   const wire = wireExcerpt(r);
   if (wire) out.push(wire);
-  if (out.length > 0) tc.standardOutput(cdata(out.join('\n')));
+  tc.standardOutput(cdata(out.join('\n')));
 }
 
 function stderrTail(stderr: string): string {
@@ -176,15 +180,27 @@ export function renderJUnit(run: RunResult): string {
   builder.name(t(`${run.tool.name} ${run.tool.version} (${run.revision})`));
   // --spec all: each era's suites, named `<revision> <area>` (classname `<revision>.<area>`).
   for (const era of run.eras ?? [run]) addRun(builder, era, run.eras ? era.revision : '');
-  return builder.build() + '\n';
+  if (run.baseline && run.baseline.stale.length > 0) {
+    const suite = builder.testSuite().name('baseline').timestamp(t(run.startedAt)).property('baseline', t(run.baseline.path));
+    for (const e of run.baseline.stale) {
+      suite
+        .testCase()
+        .className('baseline')
+        .name(t(`baseline/stale ${safeClip(e.check, 300)}${e.subject ? ` [${safeClip(e.subject, 300)}]` : ''}`))
+        .failure(t(`stale baseline entry: ${safeClip(e.why, 1000)}`), 'stale')
+        .stacktrace(cdata(`Baseline: ${run.baseline.path}\nEntry reason: ${e.reason}\n${e.why}`));
+    }
+  }
+  // The schema allows no `skipped` on the root element; the builder always writes one.
+  return builder.build().replace(/(<testsuites\b[^>]*?)\s+skipped="\d+"/, '$1') + '\n';
 }
 
 function addRun(builder: Builder, run: RunResult, revision: string): void {
   const prefix = revision ? `${revision} ` : '';
 
   // Run-level problems first, so a CI viewer shows them at the top.
-  if (run.aborted !== undefined || run.harnessErrors.length > 0) {
-    const suite = builder.testSuite().name(t(`${prefix}run`)).timestamp(t(run.startedAt));
+  if (run.aborted !== undefined || run.harnessErrors.length > 0 || run.stderr.trim() !== '') {
+    const suite = suiteWithProperties(builder, run, `${prefix}run`);
     if (run.aborted !== undefined) {
       const content: string[] = [`ABORTED: ${run.aborted}`];
       if (run.stderr.trim() !== '') content.push('', 'Server stderr (tail):', stderrTail(run.stderr));
@@ -192,7 +208,7 @@ function addRun(builder: Builder, run: RunResult, revision: string): void {
         .testCase()
         .className('run')
         .name('run/aborted')
-        .error(t(`ABORTED: ${safeClip(run.aborted, 2000)}`), 'aborted', cdata(content.join('\n')));
+        .error(t(`ABORTED: ${safeClip(run.aborted, 2000, { multiline: true })}`), 'aborted', cdata(content.join('\n')));
     }
     if (run.harnessErrors.length > 0) {
       suite
@@ -205,14 +221,30 @@ function addRun(builder: Builder, run: RunResult, revision: string): void {
           cdata(run.harnessErrors.map((e) => `- ${e}`).join('\n')),
         );
     }
+    if (run.stderr.trim() !== '') {
+      suite
+        .testCase()
+        .className('run')
+        .name('run/server-stderr')
+        .standardOutput(cdata(`The server's stderr (last ${STDERR_LINES} lines), attached and never judged.`))
+        .standardError(cdata(stderrTail(run.stderr)));
+    }
   }
 
   for (const [area, checks] of groupByArea(run.checks)) {
-    const suite = builder.testSuite().name(t(`${prefix}${area}`)).timestamp(t(run.startedAt));
+    const suite = suiteWithProperties(builder, run, `${prefix}${area}`);
     const ms = checks.reduce((sum, c) => sum + c.results.reduce((a, r) => a + (Number.isFinite(r.durationMs) ? r.durationMs : 0), 0), 0);
-    suite.time(ms / 1000);
+    suite.time(seconds(ms));
     for (const check of checks) {
       for (const r of check.results) addSubjectCase(suite.testCase(), run, check, r, revision ? `${revision}.` : '');
     }
   }
+}
+
+function suiteWithProperties(builder: Builder, run: RunResult, name: string): TestSuite {
+  const suite = builder.testSuite().name(t(name)).timestamp(t(run.startedAt));
+  suite.property('tool', t(`${run.tool.name} ${run.tool.version}`)).property('revision', t(run.revision));
+  if (run.seed !== undefined) suite.property('seed', String(run.seed));
+  if (run.strict) suite.property('strict', 'true');
+  return suite;
 }

@@ -118,3 +118,55 @@ export function replayCommand(run: Pick<RunResult, 'invocation' | 'target'>, rep
   const args = [...base, '--check', replay.check, '--seed', String(replay.seed), '--replay', `${replay.path}@${replay.tool}`];
   return ['npx', 'mcp-conformance', ...args.map(shellWord)].join(' ');
 }
+
+/** The published spec site the reports link to. */
+export const SPEC_SITE = 'https://modelcontextprotocol.io/specification';
+
+/** A heading's anchor on the spec site: lower case, punctuation dropped, spaces as hyphens. */
+export function headingAnchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** `https://modelcontextprotocol.io/specification/draft/server/tools#capabilities` */
+export function specUrl(spec: CheckResult['spec']): string {
+  const page = spec.page.replace(/(^|\/)index$/, '');
+  return `${SPEC_SITE}/${encodeURI(spec.revision)}/${page.split('/').map(encodeURIComponent).join('/')}#${encodeURIComponent(headingAnchor(spec.section))}`;
+}
+
+/** What each console mark means (the footer prints it). */
+export const LEGEND = '✓ pass  ✗ fail  ! warn  - skip (does not apply)  ? not observed (applies, but could not be exercised)  ~ expected (in the baseline)';
+
+/**
+ * The line of a server's stderr that says what went wrong: the first line
+ * that reads like an error (`Error: …`, `fatal: …`, `panic: …`, a Python
+ * exception), else the first non-empty line. Already safe to print.
+ */
+export function serverErrorLine(stderr: string): string | undefined {
+  const lines = stderr.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const errorish = /^(?:[\w.$]*(?:Error|Exception)\b|error\b|fatal\b|panic\b|FATAL\b|ERROR\b|Traceback\b(?!.*most recent call))/;
+  const named = lines.find((l) => errorish.test(l) && !/^at\s/.test(l));
+  const line = named ?? lines[0];
+  return line === undefined ? undefined : safeClip(line, 300);
+}
+
+/**
+ * The one-line cause of an aborted run. Where the cause quotes the end of
+ * the server's stderr (often the tail of a stack trace), the server's own
+ * first error line is shown instead.
+ */
+export function abortLine(run: Pick<RunResult, 'aborted' | 'stderr'>): string {
+  const text = run.aborted ?? '';
+  const at = text.indexOf('; stderr ends:');
+  if (at < 0) return safeText(text.split('\n')[0]!);
+  const prefix = text.slice(0, at);
+  const quoted = text.slice(at + '; stderr ends:'.length).replace(/\)+\s*$/, '');
+  const said = serverErrorLine(run.stderr) ?? serverErrorLine(quoted);
+  if (!said) return safeText(text.split('\n')[0]!);
+  // Close what the cause opened before the replaced tail.
+  const open = (prefix.match(/\(/g) ?? []).length - (prefix.match(/\)/g) ?? []).length;
+  return safeText(`${prefix}; the server said: ${said}${')'.repeat(Math.max(0, open))}`);
+}

@@ -4,6 +4,7 @@
  */
 import type { Exchange, RequestId } from '../harness/session.js';
 import { defineCheck, describeAnswer } from './check.js';
+import { whyNotCallableAsWritten } from './safety.js';
 
 /** The sequence number of an exchange's response frame (stdio: one ordered channel). */
 function answeredAt(ex: Exchange): number | undefined {
@@ -28,6 +29,8 @@ export const noResponseAfterCancel = defineCheck({
   async run(t) {
     const slow = t.ctx.config.slowTool;
     if (!slow) return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
+    const excluded = whyNotCallableAsWritten(t.ctx, slow.name);
+    if (excluded) return t.notObserved(`slowTool ${JSON.stringify(slow.name)} ${excluded}`);
     const session = t.session;
     const params = { name: slow.name, arguments: slow.arguments ?? {} };
     const id: RequestId = session.nextId();

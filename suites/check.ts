@@ -13,7 +13,7 @@ import type { CheckInfo, Finding, ReplayCase } from '../model/results.js';
 import type { Config } from '../model/config.js';
 import { levelAtMost, type Citation, type Level, type SpecRef } from '../model/spec.js';
 import type { Era, TransportKind, WireFrame } from '../model/wire.js';
-import type { JsonObject } from '../model/json.js';
+import { canonical, type JsonObject } from '../model/json.js';
 
 /**
  * What the server told the run about itself on the first connection: its
@@ -308,7 +308,12 @@ export function show(value: unknown, max = 300): string {
   try {
     text = value === undefined ? 'undefined' : JSON.stringify(value);
   } catch {
-    text = String(value);
+    // Nested too deep for JSON.stringify: the depth-safe canonical form.
+    try {
+      text = canonical(value);
+    } catch {
+      text = String(value);
+    }
   }
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -11,6 +11,7 @@ import type { Exchange } from '../harness/session.js';
 import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
 import { judgeable } from './mrtr.js';
 import { capabilitiesFor } from './targets.js';
+import { whyNotCallableAsWritten } from './safety.js';
 import type { FixtureCall } from '../model/config.js';
 import { canonical } from '../model/json.js';
 import { CONFIG_PAGE } from '../model/spec.js';
@@ -23,6 +24,8 @@ interface FixtureRun {
   drive?: DriveOutcome;
   /** The tools/list pages (evidence when the tool is not listed). */
   listing: Exchange[];
+  /** Why the call was not made (the safety policy, suites/safety.ts). */
+  excluded?: string;
 }
 
 const runs = new WeakMap<SuiteContext, Promise<FixtureRun[]>>();
@@ -48,6 +51,12 @@ async function makeRuns(t: Probe): Promise<FixtureRun[]> {
         out.push({ tool, call, label, listing: walk.pages });
         continue;
       }
+      // tools.exclude wins over the fixture file.
+      const excluded = whyNotCallableAsWritten(t.ctx, tool);
+      if (excluded) {
+        out.push({ tool, call, label, listing: walk.pages, excluded });
+        continue;
+      }
       const firstOnly = call.expect?.outcome === 'input_required';
       const drive = await completeRequest(
         t.session,
@@ -68,8 +77,12 @@ async function selected(t: Probe, applies: (c: FixtureCall) => boolean, what: st
   const all = await fixtureRuns(t);
   const mine = all.filter((r) => applies(r.call));
   if (mine.length === 0) t.skip(`no fixture call declares ${what}`);
-  t.note('calls', mine.length);
-  return mine;
+  const excluded = mine.filter((r) => r.excluded !== undefined);
+  if (excluded.length) t.note('not called', excluded.map((r) => `${r.label}: ${r.excluded}`));
+  const made = mine.filter((r) => r.excluded === undefined);
+  if (made.length === 0) t.notObserved(`no fixture call declaring ${what} was made: ${excluded[0]!.excluded} (tools.exclude always wins)`);
+  t.note('calls', made.length);
+  return made;
 }
 
 /** How a drive ended, in the fixture file's words. */

@@ -7,6 +7,7 @@ import { ERROR_CODES } from '../model/error-codes.js';
 import type { JsonObject } from '../model/json.js';
 import { defineCheck, describeAnswer, show } from './check.js';
 import { attempt, expectBadRequest, probeMethods } from './requests.js';
+import { whyNotCallableAsWritten } from './safety.js';
 
 const { INVALID_PARAMS, HEADER_MISMATCH, MISSING_CAPABILITY } = ERROR_CODES;
 
@@ -82,6 +83,8 @@ export const missingCapability = defineCheck({
   async run(t) {
     const tool = t.ctx.config.capabilityTool;
     if (!tool) return t.notObserved('no capabilityTool in the configuration file: the suite knows no request that needs a client capability');
+    const excluded = whyNotCallableAsWritten(t.ctx, tool.name);
+    if (excluded) return t.notObserved(`capabilityTool ${JSON.stringify(tool.name)} ${excluded}`);
     const ex = await attempt(t.session, 'tools/call', { name: tool.name, arguments: tool.arguments ?? {} }, { meta: { capabilities: {} } });
     if (typeof ex === 'string') {
       t.expect(false, { expected: 'JSON-RPC error -32021', actual: ex });

@@ -62,7 +62,7 @@ async function makeSurvey(t: Probe): Promise<Survey> {
     const name = String(tool?.name);
     if (seen.has(name)) continue;
     seen.add(name);
-    const plan = probeCall(config, tool);
+    const plan = probeCall(t.ctx, tool);
     if (typeof plan === 'string') {
       out.notCalled[name] = plan;
       continue;

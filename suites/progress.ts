@@ -10,6 +10,7 @@ import type { Exchange } from '../harness/session.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import { defineCheck, describeAnswer, show } from './check.js';
+import { whyNotCallableAsWritten } from './safety.js';
 
 const PAGE = { revision: 'draft', page: 'basic/patterns/progress' } as const;
 const LEGACY_PAGE = { revision: '2025-11-25', page: 'basic/utilities/progress' } as const;
@@ -53,6 +54,8 @@ export const progressNotifications = defineCheck({
     if (!slow) {
       return t.notObserved('no slowTool in the configuration file: the suite knows no call that takes long enough to report progress on; name one (slowTool) to have progress judged');
     }
+    const excluded = whyNotCallableAsWritten(t.ctx, slow.name);
+    if (excluded) return t.notObserved(`slowTool ${JSON.stringify(slow.name)} ${excluded}`);
     const s = t.session;
     const token = `mcpc-progress-${++tokens}`;
     const seen: Array<{ msg: JsonObject; frame: WireFrame }> = [];

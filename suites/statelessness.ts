@@ -3,7 +3,6 @@
  * what it carries alone, on any connection, whatever other clients send.
  */
 import { randomUUID } from 'node:crypto';
-import picomatch from 'picomatch';
 import { CLIENT_INFO, type MetaOptions } from '../harness/protocol.js';
 import type { Exchange, Session } from '../harness/session.js';
 import { walkList, type ListWalk } from '../harness/walk.js';
@@ -11,6 +10,7 @@ import type { JsonObject } from '../model/json.js';
 import { defineCheck, describeAnswer, show, type Probe } from './check.js';
 import { describeDiff, toolsDiff } from './compare.js';
 import { attempt } from './requests.js';
+import { whyNotCallable, whyNotCallableAsWritten } from './safety.js';
 
 
 /**
@@ -20,15 +20,10 @@ import { attempt } from './requests.js';
 async function callableTool(t: Probe, also: (tool: JsonObject) => boolean = () => true): Promise<JsonObject | undefined> {
   const walk = await t.ctx.tools();
   if (!walk.exhausted) return undefined;
-  const cfg = t.ctx.config.tools ?? {};
-  const excluded = cfg.exclude?.length ? picomatch(cfg.exclude) : () => false;
-  const included = cfg.include?.length ? picomatch(cfg.include) : () => false;
   return walk.items.find((tool) => {
-    const name = String(tool?.name);
     const schema = tool.inputSchema as JsonObject | undefined;
     const required = Array.isArray(schema?.required) ? schema.required : [];
-    const readOnly = (tool.annotations as JsonObject | undefined)?.readOnlyHint === true;
-    return required.length === 0 && !excluded(name) && (readOnly || cfg.allowSideEffects === true || included(name)) && also(tool);
+    return required.length === 0 && whyNotCallable(t.ctx, tool) === undefined && also(tool);
   });
 }
 
@@ -85,7 +80,9 @@ export const interleavedClients = defineCheck({
     'Servers MUST NOT rely on prior requests over the same connection to establish context (e.g., capabilities, protocol version, client identity).',
   async run(t) {
     const session = t.session;
-    const tool = t.ctx.config.capabilityTool;
+    const configured = t.ctx.config.capabilityTool;
+    // tools.exclude wins over the configured tool too.
+    const tool = configured && whyNotCallableAsWritten(t.ctx, configured.name) === undefined ? configured : undefined;
     const capabilities = Object.fromEntries((tool?.requires ?? ['roots']).map((c) => [c, {}]));
     const a: MetaOptions = { clientInfo: { name: 'mcp-conformance-client-a', version: CLIENT_INFO.version }, capabilities };
     const b: MetaOptions = { clientInfo: { name: 'mcp-conformance-client-b', version: CLIENT_INFO.version }, capabilities: {} };

@@ -14,6 +14,7 @@ import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import { defineCheck, frameKey, show, type Probe } from './check.js';
 import { promptArguments } from './prompts.js';
+import { excludedBy } from './safety.js';
 import { probeCall } from './targets.js';
 import { findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
 
@@ -229,10 +230,10 @@ async function namedRequests(t: Probe): Promise<Array<{ method: string; params: 
   if (caps.tools !== undefined) {
     const tools = (await t.ctx.tools()).items.filter((x) => typeof x.name === 'string');
     // A tool the suite may call, with valid arguments: the header checks need a call the server serves.
-    const callable = tools.map((x) => probeCall(t.ctx.config, x)).find((c) => typeof c !== 'string');
+    const callable = tools.map((x) => probeCall(t.ctx, x)).find((c) => typeof c !== 'string');
     if (callable && typeof callable !== 'string') out.push({ method: 'tools/call', params: { name: callable.name, arguments: callable.arguments } });
     // A tool that requires an argument, called without it: nothing is done, whatever the server answers.
-    const tool = tools.find((x) => Array.isArray((x.inputSchema as JsonObject | undefined)?.required) && ((x.inputSchema as JsonObject).required as unknown[]).length > 0);
+    const tool = tools.find((x) => excludedBy(t.ctx.config, String(x.name)) === undefined && Array.isArray((x.inputSchema as JsonObject | undefined)?.required) && ((x.inputSchema as JsonObject).required as unknown[]).length > 0);
     if (tool) out.push({ method: 'tools/call', params: { name: tool.name!, arguments: {} } });
   }
   return out;
@@ -426,7 +427,7 @@ async function mirroredCalls(t: Probe): Promise<MirroredCall[]> {
   for (const tool of (await t.ctx.tools()).items) {
     const annotations = findHeaderAnnotations(tool.inputSchema).filter((a) => a.path && typeof a.value === 'string' && TOKEN.test(a.value));
     if (annotations.length === 0) continue;
-    const call = probeCall(t.ctx.config, tool);
+    const call = probeCall(t.ctx, tool);
     if (typeof call === 'string') {
       t.note(`${String(tool.name)} not called`, call);
       continue;

@@ -9,29 +9,20 @@
  * connection, which proves the server has moved past everything before it.
  */
 import { runShellCommand } from '../harness/command.js';
-import { ACKNOWLEDGED, orderFrames, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
+import { ACKNOWLEDGED, orderFrames, REQUEST_SCOPED, requestedBy, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
 import type { Exchange, RequestId, RequestOptions, Session } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
-import { defineCheck, describeAnswer, show, type Probe, type SuiteContext } from './check.js';
+import { defineCheck, describeAnswer, show, VerdictSignal, type Probe, type SuiteContext } from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';
 import type { JsonObject } from '../model/json.js';
+import { whyNotCallableAsWritten } from './safety.js';
+import { beforeAcknowledgment, maySend, reportObservations, unrequested, untagged } from './subscription-observers.js';
 import type { ChangeTrigger } from '../model/config.js';
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 const NO_TRIGGER = 'no listChanged.trigger in the configuration file: the suite cannot make the tool list change';
 const NO_END_TRIGGER =
   "no subscriptionEnd.trigger in the configuration file: the suite cannot make the server end a subscription on its own initiative (closing stdin is the client's shutdown, not the server's initiative)";
-
-/** Which filter field asks for each change notification. */
-const FILTER_KEY: Record<string, string> = {
-  'notifications/tools/list_changed': 'toolsListChanged',
-  'notifications/prompts/list_changed': 'promptsListChanged',
-  'notifications/resources/list_changed': 'resourcesListChanged',
-  'notifications/resources/updated': 'resourceSubscriptions',
-};
-
-/** Notifications that relate to one request, never to a subscription. */
-const REQUEST_SCOPED = new Set(['notifications/progress', 'notifications/message']);
 
 /** Runs in which the server was seen not to notify after a change: later checks do not wait again. */
 const silentRuns = new WeakSet<SuiteContext>();
@@ -85,6 +76,8 @@ export async function fire(t: Probe, session: Session, which: 'trigger' | 'undo'
 /** Run a configured trigger (listChanged, subscriptionEnd): a tool call on `session`, or a shell command. */
 async function runTrigger(t: Probe, session: Session, spec: ChangeTrigger): Promise<Fired> {
   if ('tool' in spec) {
+    const excluded = whyNotCallableAsWritten(t.ctx, spec.tool);
+    if (excluded) return { ok: false, detail: `the configured tool ${JSON.stringify(spec.tool)} was ${excluded}` };
     const ex = await session.request('tools/call', { name: spec.tool, arguments: spec.arguments ?? {} });
     const ok = !ex.error && ex.result?.isError !== true;
     return { ok, detail: `tools/call ${spec.tool} answered with ${describeAnswer(ex)}`, exchange: ex };
@@ -150,21 +143,31 @@ export const acknowledgedFirst = defineCheck({
   spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Acknowledgment' },
   quote:
     'The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription\'s ID in _meta under io.modelcontextprotocol/subscriptionId, and MUST NOT send any notification on the subscription before it.',
+  // Judged after every other check: every subscription of the run is observed.
+  observer: true,
   async run(t) {
     const subs: Subscription[] = [];
     try {
-      const o = await open(t, t.session, TOOLS_FILTER, subs);
-      if (!t.expect(!!o.ack, { expected: 'notifications/subscriptions/acknowledged for the subscription', actual: o.why ?? '', wire: o.sub.frames() })) return;
-      const at = o.sub.messages.indexOf(o.ack!);
-      const before = o.sub.messages.slice(0, at);
-      t.expect(before.length === 0, {
-        expected: 'the acknowledgment before any other message of the subscription',
-        actual: `${before.length} message(s) came first: ${before.map(describe).join(', ')}`,
-        wire: o.sub.frames(),
-      });
+      if (maySend(t)) {
+        const o = await open(t, t.session, TOOLS_FILTER, subs);
+        if (t.expect(!!o.ack, { expected: 'notifications/subscriptions/acknowledged for the subscription', actual: o.why ?? '', wire: o.sub.frames() })) {
+          const at = o.sub.messages.indexOf(o.ack!);
+          const before = o.sub.messages.slice(0, at);
+          t.expect(before.length === 0, {
+            expected: 'the acknowledgment before any other message of the subscription',
+            actual: `${before.length} message(s) came first: ${before.map(describe).join(', ')}`,
+            wire: o.sub.frames(),
+          });
+        }
+      }
     } finally {
       await cancelAll(subs);
     }
+    // Every other subscription of the run, passively.
+    const passive = beforeAcknowledgment(t.ctx);
+    reportObservations(t, passive.observations);
+    t.note('acknowledged subscriptions observed', passive.acknowledged);
+    if (t.findings.length === 0 && passive.acknowledged === 0) t.notObserved('no subscription of the run was acknowledged');
   },
 });
 
@@ -176,12 +179,15 @@ export const subscriptionIdTagged = defineCheck({
   spec: { revision: 'draft', page: 'basic/index', section: '_meta' },
   quote:
     'On notifications delivered via a subscriptions/listen stream, the server MUST include io.modelcontextprotocol/subscriptionId in _meta so the client can correlate the notification with the originating subscription request.',
+  // Judged after every other check: every subscription of the run is observed.
+  observer: true,
   async run(t) {
     const subs: Subscription[] = [];
     const session = t.session;
+    let judged = 0;
+    let cutShort: VerdictSignal | undefined;
     try {
-      let judged = 0;
-      for (const type of ['number', 'string'] as const) {
+      for (const type of maySend(t) ? (['number', 'string'] as const) : []) {
         const id = session.nextIdOf(type);
         const o = await open(t, session, TOOLS_FILTER, subs, { id });
         if (!o.ack) {
@@ -195,10 +201,19 @@ export const subscriptionIdTagged = defineCheck({
         t.note(`${type} id`, { messages: live(o.sub).length, changeNotified: change.notified });
         expectTagged(t, o.sub, live(o.sub));
       }
-      if (judged === 0) t.notObserved('no subscription was acknowledged; see subscriptions/acknowledged-first');
+    } catch (err) {
+      // The active part could not be observed: the passive one still judges the run.
+      if (!(err instanceof VerdictSignal)) throw err;
+      cutShort = err;
     } finally {
       await cancelAll(subs);
     }
+    // Every other subscription of the run, passively.
+    const passive = untagged(t.ctx);
+    reportObservations(t, passive.observations);
+    if (cutShort && t.findings.length === 0) throw cutShort;
+    t.note('subscription notifications observed', passive.judged);
+    if (t.findings.length === 0 && judged === 0 && passive.judged === 0) t.notObserved('no subscription was acknowledged; see subscriptions/acknowledged-first');
   },
 });
 
@@ -220,18 +235,8 @@ function expectTagged(t: Probe, sub: Subscription, messages: SubscriptionMessage
 // has no keyword, so it can back no verdict. (Sending a type the client did not request is
 // subscriptions/only-requested's MUST NOT.)
 
-/** Whether a subscription's filter asked for this notification; undefined for messages no filter governs. */
-function asked(filter: JsonObject, msg: JsonObject): boolean | undefined {
-  const method = String(msg.method);
-  if (method === ACKNOWLEDGED || method === 'notifications/cancelled' || REQUEST_SCOPED.has(method) || !('method' in msg)) return undefined;
-  const key = FILTER_KEY[method];
-  if (!key) return false;
-  if (key === 'resourceSubscriptions') {
-    const uri = (msg.params as JsonObject | undefined)?.uri;
-    return Array.isArray(filter.resourceSubscriptions) && filter.resourceSubscriptions.includes(uri);
-  }
-  return filter[key] === true;
-}
+/** Without a trigger, how long only-requested holds its subscriptions open for unprompted notifications. */
+const UNPROMPTED_WINDOW_MS = 1000;
 
 export const onlyRequested = defineCheck({
   id: 'subscriptions/only-requested',
@@ -239,33 +244,56 @@ export const onlyRequested = defineCheck({
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Opening a Stream' },
   quote: 'The server MUST NOT send notification types the client has not explicitly requested.',
+  // Judged after every other check: every subscription of the run is observed.
+  observer: true,
   async run(t) {
     const subs: Subscription[] = [];
     const session = t.session;
+    let triggered = false;
+    let notified: boolean | undefined;
+    let cutShort: VerdictSignal | undefined;
     try {
-      // The witness asks for tools-list changes; the other subscription does not.
-      const witness = await open(t, session, TOOLS_FILTER, subs);
-      requireAck(t, witness);
-      const other = await open(t, session, { notifications: { promptsListChanged: true, resourcesListChanged: true } }, subs);
-      requireAck(t, other);
-      const change = await changeTools(t, session, witness.sub);
-      await roundTrip(session);
-      await cancelAll(subs);
-      for (const o of [witness, other]) {
-        for (const m of live(o.sub)) {
-          t.expect(asked(o.sub.filter, m.msg) !== false, {
-            expected: `only notifications the filter ${show(o.sub.filter)} asked for`,
-            actual: `${describe(m)} arrived for that subscription`,
-            wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
-          });
+      if (maySend(t)) {
+        // The witness asks for tools-list changes; the other subscription does not.
+        const witness = await open(t, session, TOOLS_FILTER, subs);
+        requireAck(t, witness);
+        const other = await open(t, session, { notifications: { promptsListChanged: true, resourcesListChanged: true } }, subs);
+        requireAck(t, other);
+        if (!t.ctx.config.listChanged?.trigger) {
+          // No trigger: both stay open a moment for whatever the server sends unprompted (an event with a deadline).
+          const unasked = (sub: Subscription) => sub.waitFor((m) => requestedBy(sub.filter, m.msg) === false, UNPROMPTED_WINDOW_MS);
+          await Promise.race([unasked(witness.sub), unasked(other.sub)]);
+        }
+        const change = await changeTools(t, session, witness.sub);
+        await roundTrip(session);
+        await cancelAll(subs);
+        triggered = change.triggered;
+        notified = change.notified;
+        for (const o of [witness, other]) {
+          for (const m of live(o.sub)) {
+            t.expect(requestedBy(o.sub.filter, m.msg) !== false, {
+              expected: `only notifications the filter ${show(o.sub.filter)} asked for`,
+              actual: `${describe(m)} arrived for that subscription`,
+              wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
+            });
+          }
         }
       }
-      if (t.findings.length) return;
-      if (!change.triggered) t.notObserved(NO_TRIGGER);
-      t.note('change notified to the witness', change.notified);
+    } catch (err) {
+      // The active part could not be observed: the passive one still judges the run.
+      if (!(err instanceof VerdictSignal)) throw err;
+      cutShort = err;
     } finally {
       await cancelAll(subs);
     }
+    // Every subscription of the run, passively: no trigger is needed to see a type nobody asked for.
+    const passive = unrequested(t.ctx);
+    reportObservations(t, passive.observations);
+    if (t.findings.length) return;
+    if (cutShort) throw cutShort;
+    t.note('governed notifications observed', passive.governed);
+    if (!triggered && passive.governed === 0) t.notObserved(NO_TRIGGER);
+    if (triggered) t.note('change notified to the witness', notified);
   },
 });
 

@@ -6,11 +6,11 @@
  * narrows it (`tools.exclude`), and its fixtures give example calls that are
  * always made as written.
  */
-import picomatch from 'picomatch';
 import { INPUT_CAPABILITIES } from '../harness/mrtr.js';
 import { validExample } from '../harness/values.js';
-import type { Config, FixtureCall, InputCapability } from '../model/config.js';
-import type { JsonObject } from '../model/json.js';
+import type { FixtureCall, InputCapability } from '../model/config.js';
+import { whyNotCallable, whyNotCallableAsWritten, type PolicyScope } from './safety.js';
+import { isObject, type JsonObject } from '../model/json.js';
 
 /** One call the suite will make: a fixture's, or generated. */
 export interface PlannedCall {
@@ -20,34 +20,28 @@ export interface PlannedCall {
   fixture?: FixtureCall;
 }
 
-/** May the suite call this tool with generated valid arguments? */
-export function mayCallGenerated(config: Config, tool: JsonObject): boolean {
-  const name = String(tool.name);
-  const t = config.tools ?? {};
-  if (t.exclude?.length && picomatch(t.exclude)(name)) return false;
-  if (t.allowSideEffects) return true;
-  if (t.include?.length && picomatch(t.include)(name)) return true;
-  const annotations = tool.annotations as JsonObject | undefined;
-  return annotations?.readOnlyHint === true;
-}
-
 /**
  * The call to probe a tool with: its first fixture call that declares every
  * input capability and is not expected to fail, else generated valid arguments when the tool may be
  * called that way. A string says why the tool is not called.
  */
-export function probeCall(config: Config, tool: JsonObject): PlannedCall | string {
+export function probeCall(scope: PolicyScope, tool: JsonObject): PlannedCall | string {
   const name = String(tool.name);
+  const config = scope.config;
+  // tools.exclude wins over fixtures too.
+  const excluded = whyNotCallableAsWritten(scope, name);
+  if (excluded) return excluded;
   const outcome = (c: FixtureCall) => c.expect?.outcome;
   const fixture = config.fixtures?.[name]?.calls?.find(
     (c) => c.capabilities === undefined && outcome(c) !== 'error' && outcome(c) !== 'isError',
   );
   if (fixture) return { name, arguments: (fixture.arguments ?? {}) as JsonObject, fixture };
-  if (!mayCallGenerated(config, tool)) return 'not annotated readOnlyHint and not allowed by the configuration file';
+  const why = whyNotCallable(scope, tool);
+  if (why) return why;
   const example = validExample(tool.inputSchema ?? { type: 'object' });
   if (!example.ok) return `no valid arguments could be generated: ${example.problem}`;
   const args = example.value;
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return 'its inputSchema does not describe an object';
+  if (!isObject(args)) return 'its inputSchema does not describe an object';
   return { name, arguments: args as JsonObject };
 }
 

@@ -10,15 +10,14 @@
  * carries the seed and path that replay it.
  */
 import fc from 'fast-check';
-import { checkJsonSchema, formatErrors } from '../harness/jsonschema.js';
+import { checkJsonSchema, formatErrors, isIndeterminate } from '../harness/jsonschema.js';
 import type { Exchange } from '../harness/session.js';
 import { argumentRun, type ArgumentRun, type CallRecord } from './args/calls.js';
 import { explore, type Exploration, type Problem } from './args/explore.js';
 import type { ValidPlan } from './args/generate.js';
 import { mutantsOf, type Mutant } from './args/mutate.js';
-import { stableJson } from './args/schema.js';
 import { defineCheck, show, type Probe, type Rule } from './check.js';
-import type { JsonObject } from '../model/json.js';
+import { canonical, isObject, type JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
 
 type Judge<T> = (record: CallRecord, value: T) => Problem[] | undefined;
@@ -134,6 +133,7 @@ async function exploreValid(t: Probe, tool: JsonObject, judge: Judge<unknown>, n
     arb: plan.arb,
     seed: run.settings.seed,
     runs: run.settings.runs,
+    examples: plan.edges,
     ...(path !== undefined ? { path } : {}),
     call: (v) => run.call('valid', params(v)),
     cached: (v) => run.has('valid', params(v)),
@@ -157,7 +157,7 @@ function mutantArbitrary(plan: Extract<ValidPlan, { ok: true }>): fc.Arbitrary<M
   if (!arb) {
     const memo = new Map<string, Mutant[]>();
     const mutants = (v: unknown): Mutant[] => {
-      const key = stableJson(v);
+      const key = canonical(v);
       let ms = memo.get(key);
       if (!ms) {
         ms = mutantsOf(plan.schema, v);
@@ -187,6 +187,8 @@ const MIN_JUDGED = 3;
 async function exploreInvalid(t: Probe, tool: JsonObject, judge: Judge<Mutant>, opts: { judgesLostConnections?: boolean } = {}): Promise<void> {
   const run = argumentRun(t.ctx);
   const path = replayPath(t, run, tool);
+  const excluded = run.whyExcluded(String(tool.name));
+  if (excluded) t.notObserved(excluded);
   const plan = planFor(t, run, tool);
   const arb = mutantArbitrary(plan);
   const sample = fc.sample(arb, { seed: run.settings.seed, numRuns: 20 });
@@ -292,7 +294,7 @@ const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.l
 
 /** What is wrong with one content block (empty when nothing is). */
 export function blockProblems(t: Probe, block: unknown, at: string): Problem[] {
-  if (typeof block !== 'object' || block === null || Array.isArray(block)) {
+  if (!isObject(block)) {
     return [{ expected: `a content block object at ${at}`, actual: show(block) }];
   }
   const b = block as JsonObject;
@@ -398,6 +400,7 @@ export const structuredContentValid = defineCheck({
           if (!isSuccess(rec.exchange) || !('structuredContent' in rec.exchange.result)) return undefined;
           const value = rec.exchange.result.structuredContent;
           if (validate(value)) return [];
+          if (isIndeterminate(validate.errors)) t.notObserved(`structuredContent could not be judged: ${formatErrors(validate.errors).join('; ')}`);
           return [
             {
               expected: `structuredContent valid against the outputSchema (${compiled.dialect})`,
@@ -414,11 +417,11 @@ export const structuredContentValid = defineCheck({
 /** A text block holding the JSON serialization of `value`? */
 function hasSerializedText(content: unknown, value: unknown): boolean {
   if (!Array.isArray(content)) return false;
-  const want = stableJson(value);
+  const want = canonical(value);
   return content.some((b) => {
     if (typeof b !== 'object' || b === null || (b as JsonObject).type !== 'text' || typeof (b as JsonObject).text !== 'string') return false;
     try {
-      return stableJson(JSON.parse((b as JsonObject).text as string)) === want;
+      return canonical(JSON.parse((b as JsonObject).text as string)) === want;
     } catch {
       return false;
     }
@@ -576,6 +579,8 @@ const NOT_OBJECTS: Array<{ label: string; value: unknown }> = [
 
 /** The probes for one tool: `arguments` that is not an object (memoized by the run). */
 function toolProbes(run: ArgumentRun, tool: JsonObject): Promise<CallRecord[]> {
+  // tools.exclude wins over probes too: an excluded tool gets no tools/call at all.
+  if (run.whyExcluded(String(tool.name))) return Promise.resolve([]);
   return Promise.all(
     NOT_OBJECTS.map((n) => run.call('probe', { name: tool.name, arguments: n.value }, { probe: `arguments that is ${n.label}` })),
   );

@@ -20,7 +20,7 @@ import { mutantsOf } from '../suites/args/mutate.js';
 import type { RunResult } from '../model/results.js';
 // The reference server's catalogue: real tool schemas to generate for.
 import { buildCatalogue } from '../fixtures/servers/reference/tools.js';
-import { referenceCommand, runCli, tempDir } from './helpers.js';
+import { HOSTILE, referenceCommand, runCli, tempDir } from './helpers.js';
 
 type Schema = Record<string, unknown>;
 
@@ -389,5 +389,59 @@ describe('safety: valid calls only where allowed', () => {
     const excluded = await run({ allowSideEffects: true, config: { tools: { exclude: ['echo', 'save_*'] } } });
     expect(verdict(excluded, 'save_note').verdict).toBe('not-observed');
     expect(verdict(excluded, 'echo').reason).toMatch(/excluded by tools.exclude "echo"/);
+  });
+});
+
+describe('edge values first', () => {
+  const schema: Schema = {
+    type: 'object',
+    properties: {
+      text: { type: 'string', maxLength: 40 },
+      n: { type: 'integer', minimum: -3, maximum: 9 },
+      x: { type: 'number', exclusiveMinimum: 0, maximum: 2.5 },
+      list: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+      color: { enum: ['red', 'green', null] },
+      maybe: { type: ['string', 'null'] },
+    },
+    required: ['text', 'n', 'x', 'list', 'color', 'maybe'],
+  };
+
+  it('tries the edge values of every leaf, valid, deterministically per seed', () => {
+    const plan = validArguments(schema, 11);
+    if (!plan.ok) throw new Error(plan.reason);
+    const again = validArguments(schema, 11);
+    expect(again.ok && again.edges).toEqual(plan.edges);
+    const validate = ajvFor(undefined).compile(schema);
+    for (const e of plan.edges) expect(validate(e), JSON.stringify(e)).toBe(true);
+    const seen = (key: string) => plan.edges.map((e) => (e as Record<string, unknown>)[key]);
+    expect(seen('text')).toEqual(expect.arrayContaining(['', ' ', '  edge value  ', 'x'.repeat(40), 'héllo wörld 日本語 🙂👍🏽', 'quote " backslash \\ newline \n end']));
+    expect(seen('n')).toEqual(expect.arrayContaining([-3, 9, 0, -1]));
+    expect(seen('x')).toEqual(expect.arrayContaining([2.5, 5e-324, 0.5]));
+    expect(seen('x')).not.toContain(0);
+    expect(seen('list')).toEqual(expect.arrayContaining([[]]));
+    expect(seen('list').some((l) => Array.isArray(l) && l.length === 3)).toBe(true);
+    expect(seen('color')).toEqual(expect.arrayContaining(['red', 'green', null]));
+    expect(seen('maybe')).toContain(null);
+    // Round-robin over the leaves: the first calls already touch several properties.
+    const base = plan.edges[0] as Record<string, unknown>;
+    const changed = new Set(plan.edges.slice(1, 6).flatMap((e) => Object.keys(e as object).filter((k) => JSON.stringify((e as Record<string, unknown>)[k]) !== JSON.stringify(base[k]))));
+    expect(changed.size).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a server that crashes on a string with a space is caught on 10 of 10 seeds, the case shrunk to a single space', async () => {
+    const seeds = Array.from({ length: 10 }, () => Math.floor(Math.random() * 0x7fffffff));
+    for (const seed of seeds) {
+      const r = await runConformance({
+        command: `node ${join(HOSTILE, 'hostile.js')} --behaviour crash-on-space`,
+        checks: ['tools-call/valid-result'],
+        seed,
+        requestTimeoutMs: 5000,
+        shutdownGraceMs: 300,
+      });
+      const shout = r.checks[0]!.results.find((x) => x.subject === 'tool:shout')!;
+      expect(shout.verdict, `seed ${seed}: ${shout.reason ?? ''}`).toBe('fail');
+      expect(shout.findings[0]!.actual).toMatch(/panic: unexpected space in argument/);
+      expect(shout.findings[0]!.actual).toContain('Call: tools/call "shout" with {"arguments":{"text":" "}}');
+    }
   });
 });

@@ -3,13 +3,14 @@
  * JSON reports, and every kind of bad input (one-line error, exit 2, reports
  * still written, no process left behind).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../model/results.js';
-import { freePort, HOSTILE, processesWith, REFERENCE, referenceCommand, runCli, tempDir } from './helpers.js';
+import { CLI, freePort, HOSTILE, processesWith, REFERENCE, referenceCommand, runCli, tempDir } from './helpers.js';
 
 function reportsIn(dir: string) {
   return ['--junit', join(dir, 'junit.xml'), '--json', join(dir, 'results.json')];
@@ -34,7 +35,7 @@ describe('CLI against the reference server', () => {
     expect(XMLValidator.validate(xml)).toBe(true);
     const run = readRun(dir);
     const subjects = run.checks.reduce((n, c) => n + c.results.length, 0);
-    expect(testcases(xml)).toHaveLength(subjects);
+    expect(testcases(xml).filter((c) => c['@_classname'] !== 'run')).toHaveLength(subjects);
     expect(subjects).toBeGreaterThan(run.checks.length);
   });
 
@@ -132,11 +133,13 @@ describe('configuration file', () => {
   });
 });
 
-describe('bad input: one-line error, exit 2, reports written, nothing left running', () => {
-  const cases: Array<{ name: string; args: (marker: string) => string[]; message: RegExp }> = [
-    { name: 'an unknown flag', args: () => ['--bogus'], message: /unknown option '--bogus'/ },
-    { name: 'no server and no URL', args: () => [], message: /nothing to test/ },
-    { name: 'a bad flag value', args: () => ['--server', 'x', '--timeout', 'soon'], message: /--timeout must be a positive whole number/ },
+describe('bad input: one-line error (usage errors: cause and hint), exit 2, reports written, nothing left running', () => {
+  const cases: Array<{ name: string; args: (marker: string) => string[]; message: RegExp; usage?: boolean }> = [
+    { name: 'an unknown flag', args: () => ['--bogus'], message: /unknown option '--bogus'/, usage: true },
+    { name: 'no server and no URL', args: () => [], message: /nothing to test/, usage: true },
+    { name: 'a bad flag value', args: () => ['--server', 'x', '--timeout', 'soon'], message: /--timeout must be a positive whole number/, usage: true },
+    { name: 'a shell operator in --server', args: () => ['--server', 'node a.js | tee log'], message: /the --server command contains the shell operator "\|"/, usage: true },
+    { name: 'a bad --shard', args: () => ['--server', 'x', '--shard', '3/2'], message: /--shard must look like i\/n/, usage: true },
     { name: 'a command that is not found', args: () => ['--server', 'no-such-mcp-server-xyz'], message: /command not found: no-such-mcp-server-xyz/ },
     {
       name: 'a server that exits at once',
@@ -177,9 +180,14 @@ describe('bad input: one-line error, exit 2, reports written, nothing left runni
       const r = await runCli([...c.args(marker), ...reportsIn(dir)]);
       expect(r.code, r.stdout + r.stderr).toBe(2);
       const lines = r.stderr.trim().split('\n');
-      expect(lines, r.stderr).toHaveLength(1);
+      expect(lines, r.stderr).toHaveLength(c.usage ? 2 : 1);
       expect(lines[0]).toMatch(/^mcp-conformance: /);
       expect(lines[0]).toMatch(c.message);
+      if (c.usage) {
+        // A usage error prints its cause and a hint: no header, no summary block.
+        expect(lines[1]).toMatch(/^hint: /);
+        expect(r.stdout).toBe('');
+      }
       expect(existsSync(join(dir, 'junit.xml'))).toBe(true);
       const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
       expect(XMLValidator.validate(xml)).toBe(true);
@@ -188,4 +196,131 @@ describe('bad input: one-line error, exit 2, reports written, nothing left runni
       expect(processesWith(marker)).toEqual([]);
     });
   }
+});
+
+describe('CLI hygiene', () => {
+  it('list --json exits 0 with JSON, list --check filters, help list prints help and runs nothing', async () => {
+    const json = await runCli(['list', '--json']);
+    expect(json.code).toBe(0);
+    expect((JSON.parse(json.stdout) as unknown[]).length).toBeGreaterThan(50);
+    const some = await runCli(['list', '--check', 'discover/*']);
+    expect(some.code).toBe(0);
+    expect(some.stdout.trim().split('\n').at(-1)).toBe('3 checks');
+    const help = await runCli(['help', 'list']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: mcp-conformance list/);
+    expect(help.stdout).not.toContain('Summary:');
+  });
+
+  it('--server is split like a POSIX shell: quotes, and a quoted path with a space', async () => {
+    const dir = tempDir();
+    const spaced = join(dir, 'my server');
+    mkdirSync(spaced);
+    writeFileSync(join(spaced, 'srv.mjs'), `import ${JSON.stringify(pathToFileURL(REFERENCE).href)};\n`);
+    const r = await runCli(['--server', `node '${join(spaced, 'srv.mjs')}'`, '--check', 'discover/*', ...reportsIn(dir)]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const quoted = await runCli(['--server', 'node -e "process.stderr.write(\'Error: quoted \\"words\\" kept\\n\'); process.exit(5)"', ...reportsIn(dir)]);
+    expect(quoted.code).toBe(2);
+    expect(quoted.stderr.trim()).toMatch(/exited with code 5; the server said: Error: quoted "words" kept\)$/);
+  });
+
+  it("a failed start shows the server's own first error line, and its stderr goes into the reports", async () => {
+    const dir = tempDir();
+    const r = await runCli(['--server', 'node -e "throw new TypeError(\'boom at start\')"', ...reportsIn(dir)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/exited with code 1; the server said: TypeError: boom at start\)$/)]);
+    // The console's ABORTED lines keep their line breaks (no literal \n).
+    const aborted = r.stdout.split('\n').filter((l) => l.startsWith('ABORTED:'));
+    expect(aborted).toHaveLength(1);
+    expect(r.stdout).not.toMatch(/ABORTED:.*\\n/);
+    expect(readRun(dir).stderr).toContain('TypeError: boom at start');
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toContain('TypeError: boom at start');
+  });
+
+  it('live: each check line is printed as its result is known, in run order; a legend; a long reason once', async () => {
+    const { execa } = await import('execa');
+    const dir = tempDir();
+    const started = Date.now();
+    const child = execa('node', [CLI, '--server', referenceCommand(), '--seed', '3', ...reportsIn(dir)], { reject: false, env: { NO_COLOR: '1' } });
+    let firstLineAt = 0;
+    child.stdout!.on('data', (d: Buffer) => {
+      if (!firstLineAt && String(d).includes('discover/result')) firstLineAt = Date.now();
+    });
+    const r = await child;
+    const endedAt = Date.now();
+    expect(r.exitCode).toBe(0);
+    expect(firstLineAt).toBeGreaterThan(started);
+    // The first result was on screen well before the run ended (a full run takes seconds).
+    expect(endedAt - firstLineAt).toBeGreaterThan(1000);
+    const out = String(r.stdout);
+    const order = readRun(dir).checks.map((c) => c.id);
+    const printed = out.split('\n').map((l) => /^  \S (\S+)  /.exec(l)?.[1]).filter((id): id is string => !!id && order.includes(id));
+    expect(printed).toEqual(order);
+    expect(out).toContain('Legend: ✓ pass  ✗ fail  ! warn  - skip (does not apply)  ? not observed (applies, but could not be exercised)');
+    expect(out.match(/it is not annotated readOnlyHint: true/g)).toHaveLength(1);
+    expect(out).toMatch(/the same reason as tools-call\/\S+ above/);
+  });
+
+  it('an unwritable --junit path (under /proc) falls back, names both paths and exits 2 promptly', async () => {
+    const dir = tempDir();
+    const started = Date.now();
+    const r = await runCli(['--server', referenceCommand(), '--check', 'discover/*', '--junit', '/proc/mcpc-nope/junit.xml', '--json', join(dir, 'results.json'), '--html', join(dir, 'r.html')], { timeoutMs: 30_000 });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(r.code).toBe(2);
+    const m = /^mcp-conformance: cannot write \/proc\/mcpc-nope\/junit\.xml \(.*\); wrote (\S+junit\.xml) instead$/m.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    expect(XMLValidator.validate(readFileSync(m![1]!, 'utf8'))).toBe(true);
+    expect(readRun(dir).exitCode).toBe(0);
+  });
+
+  it('--server reference is the bundled reference server', async () => {
+    const dir = tempDir();
+    const r = await runCli(['--server', 'reference', '--check', 'discover/*', ...reportsIn(dir)]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readRun(dir).server?.name).toBe('mcp-conformance-reference');
+  });
+});
+
+describe('report writing that hangs', () => {
+  /** A preload that makes every rename hang: a report write that never ends (as on a hung mount). */
+  function hangingRenames(dir: string): string {
+    const file = join(dir, 'hang.mjs');
+    writeFileSync(
+      file,
+      "import fs from 'node:fs';\nimport { syncBuiltinESMExports } from 'node:module';\nfs.promises.rename = () => new Promise(() => {});\nsyncBuiltinESMExports();\n",
+    );
+    return file;
+  }
+
+  it('is bounded by --deadline: both paths named, exit 2', async () => {
+    const { execa } = await import('execa');
+    const dir = tempDir();
+    const started = Date.now();
+    const r = await execa('node', ['--import', hangingRenames(dir), CLI, '--server', referenceCommand(), '--check', 'discover/*', '--deadline', '3000', ...reportsIn(dir)], {
+      reject: false,
+      env: { NO_COLOR: '1' },
+      timeout: 30_000,
+    });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stdout)).toContain('Result: PASSED');
+    expect(String(r.stderr)).toMatch(new RegExp(`cannot write ${join(dir, 'junit.xml').replace(/[/.]/g, '\\$&')}, nor the fallback \\S+junit\\.xml: writing .* did not finish within`));
+  });
+
+  it('a SIGTERM while reports are written ends the suite at once', async () => {
+    const { execa } = await import('execa');
+    const dir = tempDir();
+    const child = execa('node', ['--import', hangingRenames(dir), CLI, '--server', referenceCommand(), '--check', 'discover/*', ...reportsIn(dir)], {
+      reject: false,
+      env: { NO_COLOR: '1' },
+      timeout: 30_000,
+    });
+    await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => String(d).includes('Result: PASSED') && resolve()));
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    const r = await child;
+    expect(Date.now() - signalled).toBeLessThan(2000);
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr).trim()).toBe('mcp-conformance: interrupted while writing reports by SIGTERM');
+  });
 });

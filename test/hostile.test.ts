@@ -4,6 +4,7 @@
  * exist and are valid, the verdict names the behaviour, and no process of
  * the server is left (a process scan by the marker on its command line).
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -274,6 +275,78 @@ describe('hostile schemas', () => {
   });
 });
 
+describe('passive subscription observers', () => {
+  it('a notification type nobody asked for, 50 ms after the acknowledgment, fails subscriptions/only-requested with no trigger configured', async () => {
+    const o = await hostile('unrequested-notification', { run: { checks: ['subscriptions/*'] } });
+    expect(o.result.exitCode).toBe(1);
+    expect(broken(o.result)).toEqual(['subscriptions/only-requested']);
+    const r = only(o.result, 'subscriptions/only-requested');
+    expect(r.verdict).toBe('fail');
+    const f = r.findings[0]!;
+    expect(f.actual).toMatch(/^notifications\/resources\/list_changed .*arrived for /);
+    // The wire: the listen request with its filter, and the notification.
+    expect(f.wire.map((w) => w.dir)).toEqual(['out', 'in']);
+    expect(f.wire[0]!.text).toContain('"toolsListChanged":true');
+    expect(f.wire[1]!.text).toContain('notifications/resources/list_changed');
+    inEveryReport(o, 'subscriptions/only-requested', /notifications\/resources\/list_changed .*arrived for /);
+  });
+});
+
+/** Every behaviour of the hostile server, for the whole-catalogue sweep. */
+const BEHAVIOURS = execFileSync('node', [SERVER, '--list-behaviours'], { encoding: 'utf8' }).trim().split('\n');
+
+describe('the whole catalogue against every hostile behaviour', () => {
+  const WHOLE: RunOptions = { checks: [], runTimeoutMs: 60_000, checkTimeoutMs: 15_000, runs: 6 };
+
+  it('knows every behaviour', () => {
+    expect(BEHAVIOURS).toEqual(expect.arrayContaining(['schemas', 'redos-input', 'redos-output', 'redos-pattern-properties', 'deep', 'flood', 'stubborn']));
+  });
+
+  describe.concurrent('each ends by itself within the deadline, with reports, no internal error and no process left', () => {
+    for (const behaviour of BEHAVIOURS) {
+      it(behaviour, async () => {
+        const o = await hostile(behaviour, { run: WHOLE });
+        expect(o.result.durationMs).toBeLessThan(WHOLE.runTimeoutMs! + 10_000);
+        expect(o.text).not.toMatch(/internal error of the suite|internal error: |Maximum call stack/);
+        if (o.result.exitCode === 2) expect(o.result.aborted).toBeTruthy();
+        if (o.result.exitCode === 1) expect(broken(o.result).length).toBeGreaterThan(0);
+      });
+    }
+  });
+
+  /** The Done-when cases: each ends within --deadline, exits 1 or 2 with a clear cause, and leaves no process. */
+  const cases: Array<[string, string, string, RegExp]> = [
+    ['redos-input', 'tools-call/valid-result', 'tool:match', /^no arguments are generated for this inputSchema: pattern "\^\(a\+\)\+\$" backtracks catastrophically/],
+    ['redos-output', 'tools-call/structured-content-valid', 'tool:report', /pattern "\^\(a\+\)\+\$" could not be evaluated within 500 ms \(catastrophic backtracking\)/],
+    ['redos-pattern-properties', 'tools-call/valid-result', 'tool:keys', /pattern "\^\(a\+\)\+\$" (backtracks catastrophically|overran)/],
+    ['deep', 'tools-list/input-schema-valid', 'tool:deep', /nested more than 128 levels deep/],
+    ['schemas', 'tools-list/input-schema-valid', 'tool:deep', /nested more than 128 levels deep/],
+  ];
+  for (const [behaviour, id, subject, cause] of cases) {
+    it(`${behaviour}: the whole catalogue ends within --deadline, exit 1 or 2, ${id} [${subject}] not-observed with the cause`, async () => {
+      const o = await hostile(behaviour, { run: WHOLE });
+      expect([1, 2]).toContain(o.result.exitCode);
+      expect(o.result.durationMs).toBeLessThan(WHOLE.runTimeoutMs!);
+      const r = check(o.result, id).results.find((x) => x.subject === subject)!;
+      expect(r).toMatchObject({ verdict: 'not-observed', reason: expect.stringMatching(cause) });
+      expect(o.text).not.toMatch(/internal error of the suite|internal error: |Maximum call stack/);
+    });
+  }
+
+  it("--check 'statelessness/*' against the schemas behaviour: no stack overflow", async () => {
+    const o = await hostile('schemas', { run: { checks: ['statelessness/*'] } });
+    expect(o.result.harnessErrors).toEqual([]);
+    expect(o.text).not.toMatch(/Maximum call stack|internal error of the suite|internal error: /);
+    expect(o.result.exitCode).not.toBe(2);
+  });
+
+  it('a 5000-level result is judged without overflowing: structuredContent nested 5000 deep', async () => {
+    const o = await hostile('deep', { run: { checks: ['tools-call/*'], runs: 4 } });
+    expect(o.text).not.toMatch(/Maximum call stack|internal error of the suite|internal error: /);
+    expect(o.result.harnessErrors).toEqual([]);
+  });
+});
+
 describe('hostile strings', () => {
   it('terminal escapes, fake PASS lines, control characters and markup are escaped in every report', async () => {
     const o = await hostile('strings');
@@ -342,6 +415,19 @@ function fileAppears(path: string, ms: number): Promise<void> {
   });
 }
 
+/** Resolves true once `cond` holds (checked every 50 ms), false when `ms` pass first. */
+function until(cond: () => boolean, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const end = Date.now() + ms;
+    const tick = () => {
+      if (cond()) return resolve(true);
+      if (Date.now() > end) return resolve(false);
+      setTimeout(tick, 50);
+    };
+    tick();
+  });
+}
+
 describe('the suite interrupted or failing itself', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal} mid-run: exit 2, reports written with the cause, no process left`, async () => {
@@ -380,6 +466,59 @@ describe('the suite interrupted or failing itself', () => {
       expect(processesWith(marker)).toEqual([]);
     });
   }
+
+  it('SIGTERM while the run thread is CPU-bound: exit 2 within 2 s, reports written from the finished checks, no process left', async () => {
+    const dir = tempDir();
+    const marker = `m${randomUUID()}`;
+    const ready = join(dir, 'ready');
+    // Once the server has answered tools/list, the run thread (not the watchdog) spins for good.
+    const busy = join(dir, 'busy.mjs');
+    writeFileSync(
+      busy,
+      `import { isMainThread } from 'node:worker_threads';
+import { existsSync, watch } from 'node:fs';
+if (!isMainThread) {
+  const w = watch(${JSON.stringify(dir)}, () => {
+    if (existsSync(${JSON.stringify(ready)})) { w.close(); setImmediate(() => { for (;;) {} }); }
+  });
+}`,
+    );
+    const cli = execa(
+      'node',
+      ['--import', busy, CLI, '--server', `node ${SERVER} --behaviour none --stubborn --ready-file ${ready} --tag ${marker}`, '--junit', join(dir, 'j.xml'), '--json', join(dir, 'r.json')],
+      { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } },
+    );
+    await fileAppears(ready, 20_000);
+    const sent = Date.now();
+    cli.kill('SIGTERM');
+    const r = await cli;
+    expect(Date.now() - sent).toBeLessThan(2000);
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toMatch(/^mcp-conformance: interrupted by SIGTERM \(the run did not stop within 1\.5 s/);
+    const run = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as RunResult;
+    expect(run.aborted).toMatch(/^interrupted by SIGTERM/);
+    expect(run.exitCode).toBe(2);
+    expect(XMLValidator.validate(readFileSync(join(dir, 'j.xml'), 'utf8'))).toBe(true);
+    expect(processesWith(marker)).toEqual([]);
+  });
+
+  it('SIGKILL of the suite: a process scan finds no launched server within 5 s (the reaper ends them)', async () => {
+    const dir = tempDir();
+    const marker = `m${randomUUID()}`;
+    const ready = join(dir, 'ready');
+    const cli = execa(
+      'node',
+      [CLI, '--server', `node ${SERVER} --behaviour silent-tools-list --stubborn --ready-file ${ready} --tag ${marker}`, '--timeout', '30000', '--junit', join(dir, 'j.xml'), '--json', join(dir, 'r.json')],
+      { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } },
+    );
+    await fileAppears(ready, 20_000);
+    // The server, its child and its grandchild in a session of its own.
+    expect(processesWith(marker).length).toBeGreaterThanOrEqual(3);
+    cli.kill('SIGKILL');
+    const r = await cli;
+    expect(r.signal).toBe('SIGKILL');
+    expect(await until(() => processesWith(marker).length === 0, 5000)).toBe(true);
+  });
 
   it('an internal error of the suite: exit 2, one line, no process left', async () => {
     const dir = tempDir();

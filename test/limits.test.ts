@@ -3,6 +3,7 @@
  * or too large, catastrophic patterns, `$ref` cycles and network `$ref`s,
  * endless lines, floods, stray responses, and secrets echoed back in pieces.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkJsonSchema, isIndeterminate, measureSchema, SCHEMA_LIMITS } from '../harness/jsonschema.js';
 import { LineSplitter } from '../harness/lines.js';
@@ -10,6 +11,10 @@ import { Redactor, REDACTED } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
 import { MAX_VIOLATIONS, Session } from '../harness/session.js';
 import { validExample } from '../harness/values.js';
+import { boundedFormat, boundedTest, countedExpansion, RegexBudgetError, screenPattern } from '../harness/regex.js';
+import { validArguments } from '../suites/args/generate.js';
+import { mutantsOf } from '../suites/args/mutate.js';
+import { compileSchema } from '../suites/args/schema.js';
 import type { SendInfo, Transport, TransportSink } from '../harness/transport.js';
 
 function nested(depth: number): string {
@@ -202,5 +207,64 @@ describe('generation', () => {
     const nested = { type: 'array', minItems: 100, items: { type: 'array', minItems: 100, items: { type: 'array', minItems: 100 } } };
     expect(validExample(nested)).toMatchObject({ ok: false, problem: expect.stringMatching(/more than 10000 values/) });
     expect(validExample({ type: 'array', minItems: 3, items: { type: 'string', pattern: '^(a+)+$' } }).ok).toBe(false);
+  });
+});
+
+describe('server-controlled patterns, bounded wherever they are evaluated', () => {
+  it('screens a pattern before generation: catastrophic backtracking and nested counted repetition are refused, by name', () => {
+    for (const p of ['^(g+)+$', '^(a|aa)+$', '^(\\w+\\s?)+$', '(x+x+)+y']) {
+      expect(screenPattern(p)).toMatch(/backtracks catastrophically: matching a \d+-character string took more than 250 ms/);
+      expect(screenPattern(p)).toContain(JSON.stringify(p));
+    }
+    expect(screenPattern('(a{1000}){1000}')).toMatch(/asks for strings of more than 10,000 characters/);
+    expect(countedExpansion('(a{1000}){1000}')).toBe(1_000_000);
+    expect(countedExpansion('^\\d{4}-\\d{2}$')).toBe(4);
+    // Ordinary patterns, nested quantifiers with a separator included, pass.
+    for (const p of ['^[a-z]+$', '^([a-z0-9]+[-_.])*[a-z0-9]+$', '^\\d{4}-\\d{2}-\\d{2}$', '^[A-Z]{2}-\\d{3}$']) expect(screenPattern(p)).toBeUndefined();
+  });
+
+  it('refuses to generate for a schema with a catastrophic pattern anywhere (property, patternProperties), naming it', () => {
+    const started = Date.now();
+    const a = validArguments({ type: 'object', properties: { s: { type: 'string', pattern: '^(b+)+$' } }, required: ['s'] }, 1);
+    expect(a).toMatchObject({ ok: false, reason: expect.stringMatching(/^no arguments are generated for this inputSchema: pattern "\^\(b\+\)\+\$" backtracks catastrophically/) });
+    const b = validArguments({ type: 'object', patternProperties: { '^(c+)+$': { type: 'string' } } }, 1);
+    expect(b).toMatchObject({ ok: false, reason: expect.stringContaining('"^(c+)+$"') });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('mutation matches with the budget: a catastrophic pattern costs one budget, not the suite', () => {
+    const compiled = compileSchema({ type: 'object', properties: { s: { type: 'string', pattern: '^(d+)+$' } } });
+    if ('problem' in compiled) throw new Error(compiled.problem);
+    const started = Date.now();
+    const mutants = mutantsOf(compiled, { s: 'd'.repeat(40) });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(mutants.some((m) => m.keyword === 'type')).toBe(true);
+    expect(boundedTest('^[a-z]+$', 'u', 'abcdefghijklmnop')).toBe(true);
+    expect(() => boundedTest('^(e+)+$', 'u', `${'e'.repeat(40)}!`)).toThrow(RegexBudgetError);
+  });
+
+  it('checks a format on a long server string on the worker, with the same answers', () => {
+    const r = checkJsonSchema({ type: 'object', properties: { u: { type: 'string', format: 'email' }, d: { type: 'string', format: 'date-time' } } });
+    const validate = r.validate!;
+    expect(validate({ u: 'a@example.com', d: '2024-01-01T00:00:00Z' })).toBe(true);
+    expect(validate({ u: `${'a'.repeat(5000)}@example.com` })).toBe(true);
+    expect(validate({ u: `${'a.'.repeat(5000)}@` })).toBe(false);
+    expect(isIndeterminate(validate.errors)).toBe(false);
+    expect(boundedFormat('uuid', () => true)('x'.repeat(300))).toBe(false);
+  });
+});
+
+describe('generation never spins on a schema that stops admitting its values', () => {
+  it('a catastrophic pattern the screen misses (written with escapes) overruns once, then the check ends not-observed naming it', () => {
+    // The screen attacks with the characters the pattern names ('x', '6', '8'): \x68 is 'h', so it passes.
+    const pattern = '^(\\x68+)+$';
+    expect(screenPattern(pattern)).toBeUndefined();
+    const plan = validArguments({ type: 'object', properties: { s: { type: 'string', pattern, minLength: 20 } }, required: ['s'] }, 3);
+    if (!plan.ok) throw new Error(plan.reason);
+    // A server value that makes it backtrack (in a result, say): one budget spent, the pattern remembered.
+    expect(() => boundedTest(pattern, 'u', `${'h'.repeat(40)}!`)).toThrow(RegexBudgetError);
+    const started = Date.now();
+    expect(() => fc.sample(plan.arb, { seed: 9, numRuns: 5 })).toThrow(/pattern "\^\(\\\\x68\+\)\+\$" overran the 500 ms matching budget/);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });

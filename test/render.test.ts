@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckResult, RunResult, SubjectResult } from '../model/results.js';
 import { summarize } from '../model/results.js';
-import { renderConsole, renderJUnit, renderJson, safeClip, safeText, writeReports, xmlSafe } from '../render/index.js';
+import { renderConsole, renderJUnit, renderJson, safeClip, safeText, within, writeReports, writeReportsWithin, xmlSafe } from '../render/index.js';
 import type { WireFrame } from '../model/wire.js';
 
 // ---------------------------------------------------------------------------
@@ -130,6 +130,7 @@ interface XmlCase {
   error?: { '@_message'?: string; '#text'?: string };
   skipped?: { '@_message'?: string } | string;
   'system-out'?: string;
+  'system-err'?: string;
 }
 interface XmlSuite {
   '@_name': string;
@@ -329,24 +330,28 @@ describe('renderJUnit', () => {
     const xml = renderJUnit(run);
     expect(XMLValidator.validate(xml)).toBe(true);
     const suites = parseJUnit(xml);
-    expect(suites.map((s) => s['@_name'])).toEqual(['lifecycle', 'tools']);
-    const cases = allCases(xml);
-    const expected = run.checks.flatMap((c) => c.results.map((r) => ({ name: `${c.id} [${safeText(r.subject)}]`, area: c.area })));
+    // The server's stderr goes into a run/server-stderr testcase of a leading `run` suite.
+    expect(suites.map((s) => s['@_name'])).toEqual(['run', 'lifecycle', 'tools']);
+    const cases = allCases(xml).filter((c) => c['@_classname'] !== 'run');
+    const marker = (r: SubjectResult) => (r.verdict === 'warn' ? ' [warn]' : r.verdict === 'not-observed' ? ' [not observed]' : '');
+    const expected = run.checks.flatMap((c) => c.results.map((r) => ({ name: `${c.id} [${safeText(r.subject)}]${marker(r)}`, area: c.area })));
     expect(cases).toHaveLength(expected.length);
     expect(cases).toHaveLength(11);
     expect(cases.map((c) => c['@_name'])).toEqual(expected.map((e) => e.name));
     expect(cases.map((c) => c['@_classname'])).toEqual(expected.map((e) => e.area));
+    expect(caseNamed(xml, 'run/server-stderr')['system-err']).toContain('ready');
   });
 
-  it('carries spec, level, requirement and seed as properties', () => {
+  it('carries spec, level and requirement in system-out, and the seed as a suite property', () => {
     const xml = renderJUnit(makeRun());
-    const c = caseNamed(xml, 'lifecycle/ping [server]');
-    expect(prop(c, 'spec')).toBe('basic/lifecycle#Section');
-    expect(prop(c, 'level')).toBe('SHOULD');
-    expect(prop(c, 'requirement')).toBe('The server MUST satisfy lifecycle/ping.');
-    expect(prop(c, 'seed')).toBe('42');
-    const noSeed = renderJUnit(makeRun({ seed: undefined }));
-    expect(prop(caseNamed(noSeed, 'lifecycle/ping [server]'), 'seed')).toBeUndefined();
+    const c = caseNamed(xml, 'lifecycle/ping [server] [warn]');
+    expect(c.properties).toBeUndefined();
+    expect(c['system-out']).toContain('Spec: basic/lifecycle#Section (SHOULD) https://modelcontextprotocol.io/specification/');
+    expect(c['system-out']).toContain('Requirement: The server MUST satisfy lifecycle/ping.');
+    const suite = parseJUnit(xml).find((s) => s['@_name'] === 'lifecycle') as unknown as XmlCase;
+    expect(prop(suite, 'seed')).toBe('42');
+    const noSeed = parseJUnit(renderJUnit(makeRun({ seed: undefined }))).find((s) => s['@_name'] === 'lifecycle') as unknown as XmlCase;
+    expect(prop(noSeed, 'seed')).toBeUndefined();
   });
 
   it('turns fail into <failure> with Requirement / Expected / Actual and the wire in system-out', () => {
@@ -365,7 +370,7 @@ describe('renderJUnit', () => {
 
   it('keeps warnings passing without strict, and fails them with strict', () => {
     const lenient = renderJUnit(makeRun());
-    const warnCase = caseNamed(lenient, 'lifecycle/ping [server]');
+    const warnCase = caseNamed(lenient, 'lifecycle/ping [server] [warn]');
     expect(warnCase.failure).toBeUndefined();
     expect(warnCase['system-out']).toMatch(/^WARNING: requirement not fully met/);
     expect(warnCase['system-out']).toContain('Actual: late reply');
@@ -380,15 +385,17 @@ describe('renderJUnit', () => {
     expect(strict).toMatch(/<testsuites [^>]*failures="4"/);
   });
 
-  it('marks skip and not-observed as <skipped> with the reason', () => {
+  it('marks skip and not-observed as <skipped>, told apart by name and system-out', () => {
     const xml = renderJUnit(makeRun());
     const skip = caseNamed(xml, 'tools/list-changed [server]');
-    expect(skip.skipped).toEqual({ '@_message': 'server did not declare tools.listChanged' });
-    const notObserved = caseNamed(xml, 'tools/cancel [server]');
-    expect(typeof notObserved.skipped === 'object' && notObserved.skipped['@_message']).toMatch(
-      /^not-observed: no slow tool to cancel evil\\x1b\[32mPASS/,
-    );
-    expect(xml).toMatch(/<testsuites [^>]*skipped="3"/);
+    expect(skip.skipped).toBe('');
+    expect(skip['system-out']).toMatch(/^SKIPPED: server did not declare tools.listChanged/);
+    const notObserved = caseNamed(xml, 'tools/cancel [server] [not observed]');
+    expect(notObserved.skipped).toBe('');
+    expect(notObserved['system-out']).toMatch(/^NOT OBSERVED \(the check applies but could not be exercised; not a pass\): no slow tool to cancel evil\\x1b\[32mPASS/);
+    // junit-10.xsd allows no skipped count on the root element.
+    expect(xml).not.toMatch(/<testsuites [^>]*skipped=/);
+    expect(xml).toMatch(/<testsuite name="tools"[^>]* skipped="3"/);
   });
 
   it('escapes hostile strings: no ESC, no XML-invalid characters, CDATA intact', () => {
@@ -475,5 +482,23 @@ describe('writeReports', () => {
 
   it('writes nothing when no path is given', async () => {
     expect(await writeReports(makeRun(), {})).toEqual([]);
+  });
+});
+
+describe('writeReportsWithin', () => {
+  it('a report whose path does not work goes to the fallback folder, and the outcome names both', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcpc-fallback-'));
+    const notADir = join(dir, 'file');
+    await writeFile(notADir, 'x');
+    const fallback = join(dir, 'fallback');
+    const outcome = await writeReportsWithin(makeRun(), { junitPath: join(notADir, 'junit.xml'), jsonPath: join(dir, 'ok', 'r.json') }, 5000, fallback);
+    expect(outcome.written).toEqual([join(dir, 'ok', 'r.json')]);
+    expect(outcome.fallbacks).toEqual([{ path: join(notADir, 'junit.xml'), fallback: join(fallback, 'junit.xml'), cause: expect.stringMatching(/not a folder/) }]);
+    expect(XMLValidator.validate(await readFile(join(fallback, 'junit.xml'), 'utf8'))).toBe(true);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a write that never ends is given up at its time bound', async () => {
+    await expect(within(50, 'writing x', new Promise(() => {}))).rejects.toThrow('writing x did not finish within 0.1 s');
   });
 });

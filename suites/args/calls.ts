@@ -13,15 +13,14 @@
  * the remaining calls of that check go to a fresh connection (the engine
  * restarts the primary one between checks).
  */
-import picomatch from 'picomatch';
 import { AbortedError, HarnessError, RequestTimeoutError } from '../../harness/errors.js';
 import { continueRequest, INPUT_CAPABILITIES } from '../../harness/mrtr.js';
 import type { Exchange, Session } from '../../harness/session.js';
 import type { SuiteContext } from '../check.js';
 import { validArguments, type ValidPlan } from './generate.js';
 import type { Mutant } from './mutate.js';
-import { stableJson } from './schema.js';
-import type { JsonObject } from '../../model/json.js';
+import { whyNotCallable, whyNotCallableAsWritten } from '../safety.js';
+import { canonical, type JsonObject } from '../../model/json.js';
 import type { WireFrame } from '../../model/wire.js';
 
 export type Purpose = 'valid' | 'invalid' | 'probe';
@@ -118,30 +117,19 @@ export class ArgumentRun {
     return argumentSettings(this.ctx);
   }
 
-  /**
-   * Why `tool` may not be called with valid arguments, or undefined when it
-   * may: read-only tools, tools named by --tools / tools.include, or every
-   * tool with --allow-side-effects; tools.exclude always wins.
-   */
+  /** Why `tool` may not be called with valid arguments, or undefined when it may (the one policy: suites/safety.ts). */
   whyNotCallable(tool: JsonObject): string | undefined {
-    const name = String(tool.name);
-    const cfg = this.ctx.config.tools ?? {};
-    const excluded = (cfg.exclude ?? []).find((g) => picomatch.isMatch(name, g, { dot: true }));
-    if (excluded !== undefined) return `not called with valid arguments: excluded by tools.exclude ${JSON.stringify(excluded)} in the config file`;
-    if (this.settings.allowSideEffects || cfg.allowSideEffects === true) return undefined;
-    const annotations = tool.annotations as JsonObject | undefined;
-    if (annotations?.readOnlyHint === true) return undefined;
-    const include = [...(cfg.include ?? []), ...this.settings.include];
-    if (include.some((g) => picomatch.isMatch(name, g, { dot: true }))) return undefined;
-    return (
-      'not called with valid arguments: a valid call executes the tool for real, and it is not annotated readOnlyHint: true ' +
-      '(name it with --tools or tools.include in the config file, or pass --allow-side-effects)'
-    );
+    return whyNotCallable(this.ctx, tool);
+  }
+
+  /** Why `tool` gets no tools/call at all (tools.exclude), or undefined. */
+  whyExcluded(name: string): string | undefined {
+    return whyNotCallableAsWritten(this.ctx, name);
   }
 
   /** The generation plan for a tool's inputSchema (memoized; the seed is the run's). */
   validPlan(tool: JsonObject): ValidPlan {
-    const key = stableJson(tool.inputSchema ?? null);
+    const key = canonical(tool.inputSchema ?? null);
     let plan = this.plans.get(key);
     if (!plan) {
       plan = validArguments(tool.inputSchema, this.settings.seed);
@@ -227,7 +215,7 @@ export class ArgumentRun {
 }
 
 function callKey(purpose: Purpose, params: JsonObject): string {
-  return `${purpose}\u0000${stableJson(params)}`;
+  return `${purpose}\u0000${canonical(params)}`;
 }
 
 /** tools/list right after an invalid call, on the same connection: is the server still serving? */

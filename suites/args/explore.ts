@@ -31,10 +31,17 @@ export const SHRINK_BUDGET = 40;
 /** ... when the failure is a dropped connection (each candidate may cost a server restart). */
 export const SHRINK_BUDGET_NO_ANSWER = 4;
 
+/** How many of `runs` calls may be edge values: three quarters, at least one; the rest are random. */
+export function edgeBudget(runs: number): number {
+  return Math.max(1, Math.floor((runs * 3) / 4));
+}
+
 export interface ExploreOptions<T> {
   arb: fc.Arbitrary<T>;
   seed: number;
   runs: number;
+  /** Values tried first, before the random ones (edge values); at most three quarters of `runs` of them. */
+  examples?: T[];
   /** Replay exactly the case at this fast-check path (no shrinking). */
   path?: string;
   /** Make (or look up) the call for a drawn value. */
@@ -94,7 +101,14 @@ export async function explore<T>(o: ExploreOptions<T>): Promise<Exploration<T>> 
       fatal = err;
       return true;
     }
-    const problems = o.judge(record, value);
+    let problems: Problem[] | undefined;
+    try {
+      problems = o.judge(record, value);
+    } catch (err) {
+      // A verdict (e.g. not-observed: the judge could not evaluate a pattern in time) ends the exploration.
+      fatal = err;
+      return true;
+    }
     if (problems === undefined) {
       unjudged = record.noAnswer ?? unjudged;
       return true;
@@ -114,10 +128,11 @@ export async function explore<T>(o: ExploreOptions<T>): Promise<Exploration<T>> 
     details = await fc.check(property, {
       seed: o.seed,
       numRuns: o.runs,
+      examples: (o.examples ?? []).slice(0, edgeBudget(o.runs)).map((v) => [v] as [T]),
       ...(o.path !== undefined ? { path: o.path, endOnFailure: true } : {}),
     });
   } catch (err) {
-    if (o.path === undefined) throw err;
+    if (o.path === undefined || err instanceof VerdictSignal) throw err;
     throw new VerdictSignal(
       'not-observed',
       `--replay path ${o.path} names no case here (${(err as Error).message}): was it printed for this tool, check and --seed?`,

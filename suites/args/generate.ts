@@ -15,8 +15,11 @@
  */
 import fc from 'fast-check';
 import { generateSync } from 'json-schema-faker';
-import { atPointer, compileSchema, localRef, stableJson, type CompiledSchema, type SchemaNode } from './schema.js';
-import { isObject } from '../../model/json.js';
+import { atPointer, compileSchema, localRef, type CompiledSchema, type SchemaNode } from './schema.js';
+import { isCatastrophic, REGEX_BUDGET_MS, screenPattern, showPattern } from '../../harness/regex.js';
+import { VerdictSignal } from '../check.js';
+import { edgeArguments } from './edges.js';
+import { canonical, isObject } from '../../model/json.js';
 
 /** Candidates sampled to measure how many values satisfy the schema. */
 export const SAMPLE_SIZE = 60;
@@ -26,7 +29,15 @@ export const MIN_ACCEPTANCE = 0.1;
 export type Source = 'arbitraries' | 'json-schema-faker';
 
 export type ValidPlan =
-  | { ok: true; arb: fc.Arbitrary<unknown>; source: Source; acceptance: number; schema: CompiledSchema }
+  | {
+      ok: true;
+      arb: fc.Arbitrary<unknown>;
+      source: Source;
+      acceptance: number;
+      schema: CompiledSchema;
+      /** Edge-value calls, tried before the random ones (edges.ts). */
+      edges: unknown[];
+    }
   | { ok: false; reason: string; invalidSchema?: true };
 
 /** Why the arbitraries cannot build a schema; the faker fallback is tried instead. */
@@ -61,6 +72,11 @@ interface Ctx {
 export function validArguments(inputSchema: unknown, seed: number): ValidPlan {
   const schema = compileSchema(inputSchema);
   if ('problem' in schema) return { ok: false, reason: schema.problem, invalidSchema: true };
+  // A pattern the screen refuses is never given to a generator, a mutator or a shrinker.
+  for (const pattern of patternsIn(schema.root)) {
+    const why = screenPattern(pattern);
+    if (why) return { ok: false, reason: `no arguments are generated for this inputSchema: ${why}` };
+  }
   const tried: string[] = [];
 
   let built: fc.Arbitrary<unknown> | undefined;
@@ -71,16 +87,72 @@ export function validArguments(inputSchema: unknown, seed: number): ValidPlan {
   }
   if (built) {
     const rate = acceptance(built, schema, seed);
-    if (rate >= MIN_ACCEPTANCE) return { ok: true, arb: built.filter(schema.valid), source: 'arbitraries', acceptance: rate, schema };
+    if (rate >= MIN_ACCEPTANCE) {
+      const arb = built.filter(confirmer(schema));
+      return { ok: true, arb, source: 'arbitraries', acceptance: rate, schema, edges: edgeArguments(schema, arb, seed) };
+    }
     tried.push(`${Math.round(rate * SAMPLE_SIZE)} of ${SAMPLE_SIZE} values from the arbitraries satisfied it`);
   }
   const faked = fakerArbitrary(schema.root);
   const rate = acceptance(faked, schema, seed);
-  if (rate >= MIN_ACCEPTANCE) return { ok: true, arb: faked.filter(schema.valid), source: 'json-schema-faker', acceptance: rate, schema };
+  if (rate >= MIN_ACCEPTANCE) {
+    const arb = faked.filter(confirmer(schema));
+    return { ok: true, arb, source: 'json-schema-faker', acceptance: rate, schema, edges: edgeArguments(schema, arb, seed) };
+  }
   tried.push(`${Math.round(rate * SAMPLE_SIZE)} of ${SAMPLE_SIZE} values from json-schema-faker satisfied it`);
   return {
     ok: false,
     reason: `too few generated candidates satisfy the inputSchema to make valid calls (${tried.join('; ')}); no value that fails the schema is ever sent as valid`,
+  };
+}
+
+/** Every `pattern` and `patternProperties` key in a schema (walked without recursion; the schema is already bounded in size). */
+export function patternsIn(root: unknown): string[] {
+  const out = new Set<string>();
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      stack.push(...node);
+      continue;
+    }
+    if (!isObject(node)) continue;
+    if (typeof node.pattern === 'string') out.add(node.pattern);
+    if (isObject(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) out.add(key);
+    for (const v of Object.values(node)) if (typeof v === 'object' && v !== null) stack.push(v);
+  }
+  return [...out];
+}
+
+/** Generated values in a row that may fail the schema before drawing gives up. */
+export const MAX_MISSES = 2000;
+
+/**
+ * The ajv confirmation every drawn value passes, bounded: fast-check's filter
+ * draws until a value passes, so a schema that stops admitting generated
+ * values mid-run (a pattern that overran its matching budget now fails every
+ * long input at once) would spin for ever. Past MAX_MISSES rejections in a
+ * row the check ends not-observed, naming the pattern when one overran.
+ */
+function confirmer(schema: CompiledSchema): (v: unknown) => boolean {
+  const patterns = patternsIn(schema.root);
+  let misses = 0;
+  return (v) => {
+    if (schema.valid(v)) {
+      misses = 0;
+      return true;
+    }
+    if (++misses >= MAX_MISSES) {
+      misses = 0;
+      const over = patterns.find((p) => isCatastrophic(p));
+      throw new VerdictSignal(
+        'not-observed',
+        over !== undefined
+          ? `no more valid arguments can be confirmed: pattern ${showPattern(over)} overran the ${REGEX_BUDGET_MS} ms matching budget (catastrophic backtracking)`
+          : `${MAX_MISSES} generated values in a row failed the inputSchema: the generator stalled`,
+      );
+    }
+    return false;
   };
 }
 
@@ -324,7 +396,7 @@ function arrays(s: Record<string, unknown>, ctx: Ctx): fc.Arbitrary<unknown[]> {
     if (unique) {
       const distinct = finiteChoices(rest);
       if (distinct !== undefined && distinct < minItems) throw new Uncovered('uniqueItems with fewer distinct values than minItems');
-      return fc.uniqueArray(restArb, { minLength: minItems, maxLength: maxItems, selector: stableJson });
+      return fc.uniqueArray(restArb, { minLength: minItems, maxLength: maxItems, selector: canonical });
     }
     return fc.array(restArb, { minLength: minItems, maxLength: maxItems });
   }
@@ -355,7 +427,7 @@ function objects(s: Record<string, unknown>, ctx: Ctx): fc.Arbitrary<Record<stri
 function finiteChoices(node: SchemaNode): number | undefined {
   if (!isObject(node)) return undefined;
   if ('const' in node) return 1;
-  if (Array.isArray(node.enum)) return new Set(node.enum.map(stableJson)).size;
+  if (Array.isArray(node.enum)) return new Set(node.enum.map(canonical)).size;
   if (node.type === 'boolean') return 2;
   if (node.type === 'null') return 1;
   return undefined;
@@ -420,7 +492,7 @@ export function mergeAll(list: Array<Record<string, unknown>>): Record<string, u
           break;
         }
         case 'enum':
-          if (Array.isArray(prev) && Array.isArray(v)) out[k] = prev.filter((x) => v.some((y) => stableJson(x) === stableJson(y)));
+          if (Array.isArray(prev) && Array.isArray(v)) out[k] = prev.filter((x) => v.some((y) => canonical(x) === canonical(y)));
           break;
         case 'minimum':
         case 'exclusiveMinimum':

@@ -12,8 +12,9 @@
  * non-object: `arguments` that is not an object breaks the CallToolRequest
  * schema and is a protocol-level probe of its own.
  */
-import { cloneJson, localRef, atPointer, pointerJoin, stableJson, type CompiledSchema } from './schema.js';
-import { isObject } from '../../model/json.js';
+import { cloneJson, localRef, atPointer, pointerJoin, type CompiledSchema } from './schema.js';
+import { boundedTest } from '../../harness/regex.js';
+import { canonical, isObject } from '../../model/json.js';
 
 export interface Mutant {
   /** The JSON Schema keyword the value breaks. */
@@ -239,7 +240,7 @@ function mutateHere(schema: CompiledSchema, s: Record<string, unknown>, value: u
 
 /** A value of a type the list uses, equal to none of its members. */
 function otherThan(list: unknown[]): unknown {
-  const has = (v: unknown) => list.some((x) => stableJson(x) === stableJson(v));
+  const has = (v: unknown) => list.some((x) => canonical(x) === canonical(v));
   const candidates: unknown[] = [];
   if (list.some((x) => typeof x === 'string')) candidates.push('mcpc-not-allowed', 'mcpc-not-allowed-2');
   const numbers = list.filter((x): x is number => typeof x === 'number');
@@ -255,15 +256,21 @@ const PATTERN_PROBES = ['', ' ', '!', '~', '-', '0', 'a', 'Z', '_', '\t', 'mcpc 
 
 /** A string failing `pattern`, preferably one whose length still fits the bounds. */
 function patternFailure(pattern: string, minLength: number | undefined, maxLength: number | undefined, current: string): string | undefined {
-  let re: RegExp;
   try {
-    re = new RegExp(pattern, 'u');
+    new RegExp(pattern, 'u');
   } catch {
     return undefined;
   }
   const probes = [...PATTERN_PROBES, `${current}!`, `!${current}`, ` ${current} `];
   if (minLength !== undefined) probes.push('!'.repeat(minLength), ' '.repeat(minLength), '0'.repeat(minLength));
-  const fails = probes.filter((p) => !re.test(p));
+  // Matched with the time budget (harness/regex.ts); a probe that overruns is no mutant.
+  const fails = probes.filter((p) => {
+    try {
+      return !boundedTest(pattern, 'u', p);
+    } catch {
+      return false;
+    }
+  });
   const fits = (p: string) => (minLength === undefined || [...p].length >= minLength) && (maxLength === undefined || [...p].length <= maxLength);
   return fails.find(fits) ?? fails[0];
 }

@@ -6,7 +6,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ajvFor, checkJsonSchema, dialectOf, formatErrors, type AnyAjv, type Dialect } from '../../harness/jsonschema.js';
-import { isObject } from '../../model/json.js';
+import { canonical, isObject } from '../../model/json.js';
 
 export type SchemaNode = Record<string, unknown> | boolean;
 
@@ -52,18 +52,6 @@ export function cloneJson<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
-/** JSON text with object keys sorted: equal values give equal text. */
-export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (isObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson(value[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /**
  * An inputSchema compiled for argument work: `valid` answers yes/no quickly,
  * `errors` lists every violation (keyword and instance path), and `validAt`
@@ -85,7 +73,7 @@ let keyCounter = 0;
 
 /** Compile an inputSchema in its dialect, or say why it cannot be. Memoized by schema text. */
 export function compileSchema(schema: unknown): CompiledSchema | { problem: string } {
-  const text = JSON.stringify(schema) ?? 'undefined';
+  const text = canonical(schema);
   const hit = compiled.get(text);
   if (hit) return hit;
   const out = compileUncached(schema);
@@ -126,7 +114,14 @@ function compileUncached(schema: unknown): CompiledSchema | { problem: string } 
     root,
     dialect,
     valid: (value) => fast(value) === true,
-    errors: (value) => (full(value) ? [] : [...(full.errors ?? [])]),
+    // A pattern over its budget (harness/regex.ts) leaves nothing confirmed.
+    errors: (value) => {
+      try {
+        return full(value) ? [] : [...(full.errors ?? [])];
+      } catch {
+        return [];
+      }
+    },
     validAt: (pointer, value) => {
       let fn = sub.get(pointer);
       if (fn === undefined) {
@@ -137,8 +132,18 @@ function compileUncached(schema: unknown): CompiledSchema | { problem: string } 
         }
         sub.set(pointer, fn);
       }
-      return fn ? fn(value) === true : false;
+      try {
+        return fn ? fn(value) === true : false;
+      } catch {
+        return false;
+      }
     },
-    explain: (value) => (full(value) ? [] : formatErrors(full.errors)),
+    explain: (value) => {
+      try {
+        return full(value) ? [] : formatErrors(full.errors);
+      } catch (err) {
+        return [`could not be evaluated: ${(err as Error).message}`];
+      }
+    },
   };
 }

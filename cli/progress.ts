@@ -1,0 +1,61 @@
+/**
+ * Live progress of a run: each check's lines are printed as soon as its
+ * result is known (in the order checks run). On a terminal a one-line
+ * progress display (log-update) sits below them; elsewhere (CI logs, pipes)
+ * only the plain lines are written.
+ */
+import logUpdate from 'log-update';
+import type { CheckResult, RunResult } from '../model/results.js';
+import { liveConsole } from '../render/index.js';
+
+export interface LiveOptions {
+  color: boolean;
+  tty: boolean;
+  version: string;
+  /** `--spec all`: the engine runs the catalogue once per era; each pass gets a heading. */
+  passes?: number;
+  write?: (text: string) => void;
+}
+
+export function liveProgress(opts: LiveOptions) {
+  const write = opts.write ?? ((text: string) => void process.stdout.write(text));
+  let view = liveConsole({ color: opts.color });
+  let started = Date.now();
+  let pass = 0;
+  const bar = (index: number, total: number, id: string) => {
+    const width = 24;
+    const done = Math.round(((index + 1) / total) * width);
+    const secs = ((Date.now() - started) / 1000).toFixed(0);
+    return `[${'█'.repeat(done)}${'░'.repeat(width - done)}] ${index + 1}/${total} checks done, ${secs} s — last: ${id}`;
+  };
+  return {
+    start(): void {
+      started = Date.now();
+      write(view.start(opts.version));
+    },
+    /** The engine's onResult. `--spec all` runs the catalogue once per era: a new pass starts at index 0. */
+    onResult(check: CheckResult, index: number, total: number): void {
+      let text = '';
+      if (index === 0) {
+        view = liveConsole({ color: opts.color });
+        pass++;
+        if ((opts.passes ?? 1) > 1) text += `\n━━ era ${pass} of ${opts.passes} ━━\n`;
+      }
+      text += view.check(check);
+      if (opts.tty) {
+        logUpdate.clear();
+        write(text);
+        logUpdate(bar(index, total, check.id));
+      } else {
+        write(text);
+      }
+    },
+    end(run: RunResult): void {
+      if (opts.tty) {
+        logUpdate.clear();
+        logUpdate.done();
+      }
+      write(view.end(run));
+    },
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * Which checks a run runs, and putting sharded runs back together.
+ *
+ * Selection: `--check` globs pick checks (none: every check); a `!glob`
+ * among them, `--skip` globs and the configuration's `checks.exclude` take
+ * checks out, whatever the positive globs matched.
+ *
+ * Sharding (`--shard i/n`): the selected checks are dealt out in catalogue
+ * order, the k-th to shard (k mod n) + 1, so every shard gets a fair share
+ * and the same flags always give the same split. Observer checks judge what
+ * the whole run saw rather than sending anything, so every shard runs them
+ * on its own traffic, and `merge` combines their verdicts subject by subject
+ * (a finding in any shard stands).
+ */
+import picomatch from 'picomatch';
+import type { Check } from '../suites/check.js';
+import { catalogue } from '../suites/index.js';
+import { summarize, type CheckResult, type RunResult, type SubjectResult, type Verdict } from '../model/results.js';
+
+export interface Shard {
+  /** 1-based. */
+  index: number;
+  total: number;
+}
+
+export interface Plan {
+  /** `--check`: ids or globs; a leading `!` excludes. */
+  include?: string[];
+  /** `--skip` and `checks.exclude`: ids or globs left out. */
+  exclude?: string[];
+  shard?: Shard;
+}
+
+/** `2/4` → { index: 2, total: 4 }; throws with the rule on anything else. */
+export function parseShard(text: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = m ? Number(m[1]) : NaN;
+  const total = m ? Number(m[2]) : NaN;
+  if (!m || !Number.isSafeInteger(total) || total < 1 || index < 1 || index > total) {
+    throw new Error(`--shard must look like i/n with 1 ≤ i ≤ n (e.g. 1/3), got ${JSON.stringify(text)}`);
+  }
+  return { index, total };
+}
+
+/** The checks a plan selects, in catalogue order. */
+export function planChecks(plan: Plan, all: readonly Check[] = catalogue): Check[] {
+  const positive = (plan.include ?? []).filter((p) => !p.startsWith('!'));
+  const negative = [...(plan.include ?? []).filter((p) => p.startsWith('!')).map((p) => p.slice(1)), ...(plan.exclude ?? [])].filter((p) => p !== '');
+  const included = positive.length ? picomatch(positive) : () => true;
+  const excluded = negative.length ? picomatch(negative) : () => false;
+  const selected = all.filter((c) => included(c.id) && !excluded(c.id));
+  if (!plan.shard || plan.shard.total === 1) return selected;
+  const { index, total } = plan.shard;
+  let k = 0;
+  return selected.filter((c) => c.observer || k++ % total === index - 1);
+}
+
+/** Words for an empty selection: which flags left nothing. */
+export function describePlan(plan: Plan): string {
+  const parts: string[] = [];
+  if (plan.include?.length) parts.push(`--check ${plan.include.join(' ')}`);
+  if (plan.exclude?.length) parts.push(`--skip / checks.exclude ${plan.exclude.join(' ')}`);
+  if (plan.shard) parts.push(`--shard ${plan.shard.index}/${plan.shard.total}`);
+  return parts.join(', ') || 'the catalogue';
+}
+
+const NOTHING_TESTED = 'nothing was tested';
+
+/** How strongly a verdict speaks when shards disagree about one subject. */
+const WEIGHT: Record<Verdict, number> = { fail: 4, warn: 3, pass: 2, 'not-observed': 1, skip: 0 };
+
+function mergeSubjects(a: SubjectResult[], b: SubjectResult[]): SubjectResult[] {
+  const out = a.map((r) => ({ ...r }));
+  for (const r of b) {
+    const i = out.findIndex((x) => x.subject === r.subject);
+    if (i < 0) {
+      out.push({ ...r });
+      continue;
+    }
+    const x = out[i]!;
+    if (WEIGHT[r.verdict] > WEIGHT[x.verdict]) out[i] = { ...r, findings: [...r.findings, ...(x.verdict === r.verdict ? x.findings : [])] };
+    else if (WEIGHT[r.verdict] === WEIGHT[x.verdict] && (r.verdict === 'fail' || r.verdict === 'warn')) x.findings = [...x.findings, ...r.findings];
+  }
+  return out;
+}
+
+function mergeChecks(lists: CheckResult[][]): CheckResult[] {
+  const byId = new Map<string, CheckResult>();
+  for (const list of lists) {
+    for (const c of list) {
+      const seen = byId.get(c.id);
+      byId.set(c.id, seen ? { ...seen, results: mergeSubjects(seen.results, c.results) } : { ...c, results: c.results.map((r) => ({ ...r })) });
+    }
+  }
+  // The engine's order: the catalogue's, observers last.
+  const order = new Map(catalogue.map((c, i) => [c.id, i + (c.observer ? catalogue.length : 0)]));
+  return [...byId.values()].sort((x, y) => (order.get(x.id) ?? Infinity) - (order.get(y.id) ?? Infinity));
+}
+
+/**
+ * The exit code a finished result model stands for: 2 when the run could not
+ * do its job, 1 when a check failed (or warned, when strict) that no baseline
+ * accepted, or a baseline entry went stale; else 0.
+ */
+export function exitCodeOf(run: RunResult): 0 | 1 | 2 {
+  if (run.aborted !== undefined || run.harnessErrors.length > 0) return 2;
+  const parts = run.eras ?? [run];
+  const failing = parts.some((p) =>
+    p.checks.some((c) => c.results.some((r) => !r.expected && (r.verdict === 'fail' || (run.strict && r.verdict === 'warn')))),
+  );
+  return failing || (run.baseline?.stale.length ?? 0) > 0 ? 1 : 0;
+}
+
+function mergeParts(parts: RunResult[]): RunResult {
+  const first = parts[0]!;
+  const checks = mergeChecks(parts.map((p) => p.checks));
+  const started = Math.min(...parts.map((p) => Date.parse(p.startedAt)).filter(Number.isFinite));
+  // A shard that happened to draw only checks that do not apply tested nothing; the merged run judges that afresh.
+  const aborted = parts.filter((p) => p.aborted !== undefined && !p.aborted.startsWith(NOTHING_TESTED)).map((p) => p.aborted!);
+  const revisions = [...new Set(parts.map((p) => p.revision))];
+  const run: RunResult = {
+    tool: first.tool,
+    startedAt: Number.isFinite(started) ? new Date(started).toISOString() : first.startedAt,
+    // Shards run side by side: the merged run took as long as the slowest.
+    durationMs: Math.max(...parts.map((p) => p.durationMs)),
+    target: first.target,
+    revision: revisions.join(', '),
+    ...(first.era ? { era: first.era } : {}),
+    ...(parts.find((p) => p.server) ? { server: parts.find((p) => p.server)!.server } : {}),
+    strict: parts.some((p) => p.strict),
+    ...(first.seed !== undefined ? { seed: first.seed } : {}),
+    ...(first.invocation ? { invocation: first.invocation } : {}),
+    checks,
+    summary: summarize(checks),
+    stderr: parts.map((p) => p.stderr).filter((s) => s !== '').join('\n'),
+    ...(aborted.length ? { aborted: [...new Set(aborted)].join('; ') } : {}),
+    harnessErrors: parts.flatMap((p) => p.harnessErrors),
+    exitCode: 0,
+  };
+  const s = run.summary;
+  if (!run.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) run.aborted = `${NOTHING_TESTED}: every check was skipped or not observed`;
+  run.exitCode = exitCodeOf(run);
+  return run;
+}
+
+/**
+ * One result standing for the shards' results (each a JSON report's model).
+ * Baseline marks are dropped: apply the baseline to the merged result.
+ */
+export function mergeRuns(runs: RunResult[]): RunResult {
+  if (runs.length === 0) throw new Error('merge needs at least one results file');
+  const clean = runs.map(stripBaseline);
+  if (!clean.some((r) => r.eras)) return mergeParts(clean);
+  // --spec all: merge era by era (by revision), then sum the eras as the engine does.
+  const byRevision = new Map<string, RunResult[]>();
+  for (const r of clean) for (const e of r.eras ?? [r]) byRevision.set(e.revision, [...(byRevision.get(e.revision) ?? []), e]);
+  const eras = [...byRevision.values()].map(mergeParts);
+  const top = mergeParts(clean.map((r) => ({ ...r, eras: undefined, checks: [] })));
+  const summary = summarize(eras.flatMap((e) => e.checks));
+  const run: RunResult = { ...top, revision: 'all', summary, eras, harnessErrors: eras.flatMap((e) => e.harnessErrors.map((h) => `${e.revision}: ${h}`)) };
+  const aborted = eras.filter((e) => e.aborted !== undefined).map((e) => `${e.revision}: ${e.aborted}`);
+  if (aborted.length) run.aborted = aborted.join('; ');
+  else delete run.aborted;
+  run.exitCode = exitCodeOf(run);
+  return run;
+}
+
+function stripBaseline(run: RunResult): RunResult {
+  const { baseline: _drop, ...rest } = run;
+  const strip = (checks: CheckResult[]) => checks.map((c) => ({ ...c, results: c.results.map(({ expected: _e, ...r }) => r) }));
+  return { ...rest, checks: strip(rest.checks), ...(rest.eras ? { eras: rest.eras.map(stripBaseline) } : {}) };
+}
