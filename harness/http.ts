@@ -172,7 +172,7 @@ export class HttpTransport implements Transport {
 
   listen(info: SendInfo): Promise<SendOutcome> {
     const headers = { ...this.opts.headers, Accept: 'text/event-stream', ...this.legacyHeaders(info) };
-    return this.exchange('GET', headers, undefined, info.signal, true, {});
+    return this.exchange('GET', headers, undefined, info.signal, true, { standalone: true });
   }
 
   private legacyHeaders(info: SendInfo): Record<string, string> {
@@ -196,7 +196,7 @@ export class HttpTransport implements Transport {
     signal: AbortSignal | undefined,
     early: boolean,
     /** Which POST this exchange carries: a request's id (recorded on its frames), or a notification's. */
-    origin: Pick<HttpInfo, 'requestId' | 'notification'>,
+    origin: Pick<HttpInfo, 'requestId' | 'notification' | 'standalone'>,
   ): Promise<SendOutcome> {
     const sink = this.sink!;
     const lib = this.url.protocol === 'https:' ? https : http;

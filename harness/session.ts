@@ -925,7 +925,7 @@ export class Session {
               contentType: http.contentType,
               stream: http.stream,
               ...(http.requestId !== undefined ? { requestId: http.requestId } : {}),
-              ...(http.notification ? { notification: true } : {}),
+              ...(http.standalone ? { standalone: true } : {}),
             },
           }
         : {}),

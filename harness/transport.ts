@@ -11,6 +11,8 @@ export interface HttpInfo {
   requestId?: string | number;
   /** The message arrived on the answer to a notification's POST. */
   notification?: boolean;
+  /** Legacy era: the message arrived on a standalone GET stream. */
+  standalone?: boolean;
 }
 
 /** What a transport reports to the session above it. */

@@ -110,7 +110,7 @@ export const missingId400 = defineCheck({
 const isResponse = (m: JsonObject) => !('method' in m) && ('result' in m || 'error' in m);
 
 /** A frame that came on a standalone GET stream (not on a POST's answer). */
-const onGetStream = (f: WireFrame) => f.dir === 'in' && !!f.http && f.http.requestId === undefined && !f.http.notification;
+const onGetStream = (f: WireFrame) => f.dir === 'in' && f.http?.standalone === true;
 
 export const getStream = defineCheck({
   id: 'sessions/get-stream',
@@ -210,7 +210,7 @@ export const callRequestsOnCallStream = defineCheck({
     t.note('the call', `${call.error ? 'error' : 'result'} after the server asked the client: ${asked.map((a) => a.method).join(', ') || 'nothing'}`);
     if (asked.length === 0) return t.notObserved(`${tool.name} made no ${[...methods].join(' or ')} request to the client (declared: ${show(t.session.declaredCapabilities)})`);
     for (const a of asked) {
-      const onGet = a.frame.http?.requestId === undefined;
+      const onGet = a.frame.http?.standalone === true;
       t.expect(!onGet, {
         expected: `${a.method}, made for tools/call ${JSON.stringify(call.id)} while it ran, on that call's response stream`,
         actual: `it came on the standalone GET stream, which carries messages unrelated to running requests`,
