@@ -39,6 +39,8 @@ export class HttpTransport implements Transport {
   private legacySessionId: string | undefined;
   private legacyVersion: string | undefined;
   private legacy = false;
+  /** Legacy era: the session was ended by `terminate()` (no second DELETE on close). */
+  private terminated = false;
 
   constructor(private readonly opts: HttpOptions) {
     this.url = new URL(opts.url);
@@ -170,7 +172,7 @@ export class HttpTransport implements Transport {
 
   listen(info: SendInfo): Promise<SendOutcome> {
     const headers = { ...this.opts.headers, Accept: 'text/event-stream', ...this.legacyHeaders(info) };
-    return this.exchange('GET', headers, undefined, info.signal, true, {});
+    return this.exchange('GET', headers, undefined, info.signal, true, { standalone: true });
   }
 
   private legacyHeaders(info: SendInfo): Record<string, string> {
@@ -194,7 +196,7 @@ export class HttpTransport implements Transport {
     signal: AbortSignal | undefined,
     early: boolean,
     /** Which POST this exchange carries: a request's id (recorded on its frames), or a notification's. */
-    origin: Pick<HttpInfo, 'requestId' | 'notification'>,
+    origin: Pick<HttpInfo, 'requestId' | 'notification' | 'standalone'>,
   ): Promise<SendOutcome> {
     const sink = this.sink!;
     const lib = this.url.protocol === 'https:' ? https : http;
@@ -259,33 +261,43 @@ export class HttpTransport implements Transport {
     });
   }
 
+  /** Legacy era: end the session with an HTTP DELETE now; later requests still carry its id. */
+  async terminate(): Promise<SendOutcome> {
+    if (this.legacySessionId === undefined || this.closed) return {};
+    this.terminated = true;
+    const status = await this.endSession(this.legacySessionId);
+    return status === undefined ? {} : { http: { status } };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const req of this.open) req.destroy();
     this.open.clear();
-    if (this.legacySessionId !== undefined) await this.endSession(this.legacySessionId);
+    if (this.legacySessionId !== undefined && !this.terminated) await this.endSession(this.legacySessionId);
     this.agent.destroy();
   }
 
   /** Legacy era: tell the server the session is over (HTTP DELETE; 405 means it does not allow that). */
-  private endSession(sessionId: string): Promise<void> {
+  private endSession(sessionId: string): Promise<number | undefined> {
     const lib = this.url.protocol === 'https:' ? https : http;
     const headers: Record<string, string> = {
       ...this.opts.headers,
       'Mcp-Session-Id': sessionId,
       ...(this.legacyVersion ? { 'MCP-Protocol-Version': this.legacyVersion } : {}),
     };
-    return new Promise<void>((resolve) => {
+    return new Promise<number | undefined>((resolve) => {
       const req = lib.request(this.url, { method: 'DELETE', headers, agent: this.agent, timeout: 1000 });
+      let status: number | undefined;
       req.on('response', (res) => {
+        status = res.statusCode;
         res.resume();
-        res.on('end', () => resolve());
-        res.on('error', () => resolve());
+        res.on('end', () => resolve(status));
+        res.on('error', () => resolve(status));
       });
       req.on('timeout', () => req.destroy());
-      req.on('error', () => resolve());
-      req.on('close', () => resolve());
+      req.on('error', () => resolve(status));
+      req.on('close', () => resolve(status));
       req.end();
     });
   }

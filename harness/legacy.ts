@@ -58,8 +58,9 @@ export function legacyClientProfile(schema: ProtocolSchema, negotiated?: string)
   return legacyProfile(schema, answerServerRequest, negotiated);
 }
 
-export function initializeParams(protocolVersion: string = LEGACY_REVISION): JsonObject {
-  return { protocolVersion, capabilities: { ...LEGACY_CLIENT_CAPABILITIES }, clientInfo: { ...CLIENT_INFO } };
+/** `initialize` params: the suite's client capabilities, unless a probe declares others (`{}`: none). */
+export function initializeParams(protocolVersion: string = LEGACY_REVISION, capabilities: JsonObject = { ...LEGACY_CLIENT_CAPABILITIES }): JsonObject {
+  return { protocolVersion, capabilities, clientInfo: { ...CLIENT_INFO } };
 }
 
 /** A server-initiated request seen on the connection. */
@@ -89,6 +90,8 @@ export interface HandshakeOptions {
   skipInitialized?: boolean;
   /** Per-request timeout of `initialize`. */
   timeoutMs?: number;
+  /** The client capabilities to declare (default: all the suite can answer). */
+  capabilities?: JsonObject;
 }
 
 /**
@@ -107,7 +110,9 @@ export async function legacyHandshake(session: Session, schema: ProtocolSchema, 
     }
   });
   try {
-    const initialize = await session.request('initialize', initializeParams(opts.protocolVersion), { timeoutMs: opts.timeoutMs });
+    const params = initializeParams(opts.protocolVersion, opts.capabilities);
+    session.declaredCapabilities = params.capabilities as JsonObject;
+    const initialize = await session.request('initialize', params, { timeoutMs: opts.timeoutMs });
     const hs: Handshake = { initialize, serverRequests };
     if (initialize.error) {
       hs.problem = `initialize answered with JSON-RPC error ${JSON.stringify(initialize.error.code)} ${JSON.stringify(initialize.error.message)}`;

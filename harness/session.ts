@@ -213,6 +213,12 @@ export class Session {
   private profile: EraProfile;
   private readonly closeWaiters = new Set<(reason: string) => void>();
   private readonly cancelledRequests = new Map<string, CancelledRequest>();
+  /** Legacy era: the client capabilities this connection's `initialize` declared (set by the handshake). */
+  declaredCapabilities?: JsonObject;
+  /** Every request and notification method the server sent on this connection: how often, and its first frame. */
+  readonly inboundMethods = new Map<string, { count: number; frame: WireFrame }>();
+  /** Legacy era, HTTP: how the server answered each standalone GET. */
+  readonly getStreams: HttpInfo[] = [];
 
   constructor(
     readonly transport: Transport,
@@ -434,6 +440,18 @@ export class Session {
   async openGetStream(): Promise<number | undefined> {
     if (!this.transport.listen || this.closedReason) return undefined;
     const outcome = await this.transport.listen({ protocolVersion: this.profile.headerVersion, era: this.profile.era });
+    if (outcome.http && this.getStreams.length < MAX_VIOLATIONS) this.getStreams.push(outcome.http);
+    return outcome.http?.status;
+  }
+
+  /**
+   * Legacy era, HTTP: end the session with an HTTP DELETE now (later requests
+   * still carry its id). Resolves with the answer's status; undefined on
+   * stdio, without a session id, or when no answer came.
+   */
+  async terminate(): Promise<number | undefined> {
+    if (!this.transport.terminate || this.closedReason) return undefined;
+    const outcome = await this.transport.terminate({ protocolVersion: this.profile.headerVersion, era: this.profile.era });
     return outcome.http?.status;
   }
 
@@ -747,6 +765,12 @@ export class Session {
     if (isResponse) {
       this.received.responses++;
       return this.onResponse(obj, frame, http);
+    }
+    if ('method' in obj) {
+      const key = String(obj.method).slice(0, 200);
+      const seen = this.inboundMethods.get(key);
+      if (seen) seen.count++;
+      else if (this.inboundMethods.size < 200) this.inboundMethods.set(key, { count: 1, frame });
     }
     if ('method' in obj && 'id' in obj) {
       this.received.other++;

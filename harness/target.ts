@@ -19,6 +19,7 @@ import { Session } from './session.js';
 import { StdioTransport } from './stdio.js';
 import { TimeoutLedger } from './timeouts.js';
 import type { TransportKind } from '../model/wire.js';
+import type { JsonObject } from '../model/json.js';
 
 export interface TargetOptions {
   /** Command line of the server (stdio, or the HTTP server to launch). */
@@ -116,7 +117,7 @@ export class Target {
    * it opens with the handshake unless `handshake: false` (for probes of the
    * handshake itself); a failed handshake closes it and throws.
    */
-  async connect(opts: { handshake?: boolean } = {}): Promise<Session> {
+  async connect(opts: { handshake?: boolean; capabilities?: JsonObject } = {}): Promise<Session> {
     const o = this.opts;
     const connection = ++this.connections;
     const transport = o.url
@@ -148,7 +149,7 @@ export class Target {
     if (era.era === 'legacy' && opts.handshake !== false) {
       let hs: Handshake;
       try {
-        hs = await legacyHandshake(session, era.schema);
+        hs = await legacyHandshake(session, era.schema, opts.capabilities ? { capabilities: opts.capabilities } : {});
       } catch (err) {
         await this.disconnect(session);
         throw err;

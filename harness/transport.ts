@@ -11,6 +11,8 @@ export interface HttpInfo {
   requestId?: string | number;
   /** The message arrived on the answer to a notification's POST. */
   notification?: boolean;
+  /** Legacy era: the message arrived on a standalone GET stream. */
+  standalone?: boolean;
 }
 
 /** What a transport reports to the session above it. */
@@ -108,6 +110,11 @@ export interface Transport {
    * the stream's messages go to the sink until it ends or the transport closes.
    */
   listen?(info: SendInfo): Promise<SendOutcome>;
+  /**
+   * Legacy era, HTTP only: end the session now with an HTTP DELETE (later
+   * requests still carry its id); resolves with the answer's status.
+   */
+  terminate?(info: SendInfo): Promise<SendOutcome>;
   /** Legacy era, HTTP: the session id the server assigned, if any. */
   readonly sessionId?: string;
   /** HTTP: the MCP endpoint's URL. */

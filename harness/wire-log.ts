@@ -53,6 +53,7 @@ export class WireLog {
               contentType: http.contentType,
               stream: http.stream,
               ...(http.requestId !== undefined ? { requestId: http.requestId } : {}),
+              ...(http.standalone ? { standalone: true } : {}),
             },
           }
         : {}),

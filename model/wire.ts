@@ -38,6 +38,6 @@ export interface WireFrame {
   /** Set when `text` was shortened for the log. */
   truncated?: boolean;
   /** HTTP details for frames carried over Streamable HTTP. */
-  http?: { status?: number; contentType?: string; stream?: boolean; requestId?: string | number };
+  http?: { status?: number; contentType?: string; stream?: boolean; requestId?: string | number; standalone?: boolean };
 }
 

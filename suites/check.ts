@@ -105,9 +105,10 @@ export interface SuiteContext {
   /**
    * A fresh connection (stdio: a new process), closed by the engine after the
    * check. In the legacy era it has done the initialize handshake, unless
-   * `handshake: false` (for checks of the handshake itself).
+   * `handshake: false` (for checks of the handshake itself); `capabilities`
+   * replaces the client capabilities it declares.
    */
-  openSession(opts?: { handshake?: boolean }): Promise<Session>;
+  openSession(opts?: { handshake?: boolean; capabilities?: JsonObject }): Promise<Session>;
   discovery(): Discovery;
   /** The full tools/list walk on the primary connection (memoized: one walk per run). */
   tools(): Promise<ListWalk>;

@@ -24,6 +24,14 @@ import { progressChecks } from './progress.js';
 import { errorCodeChecks } from './error-codes.js';
 import { resultMetaChecks } from './result-meta.js';
 import { encodingChecks } from './encoding.js';
+import { pingChecks } from './ping.js';
+import { loggingChecks } from './logging.js';
+import { listChangedChecks } from './list-changed.js';
+import { legacyCancellationChecks } from './cancellation-legacy.js';
+import { sessionChecks } from './sessions.js';
+import { elicitationChecks } from './elicitation.js';
+import { taskChecks } from './tasks.js';
+import { negotiationChecks } from './lifecycle.js';
 
 /**
  * Each suite module and the checks it defines, in report order: the one place
@@ -53,6 +61,17 @@ export const suiteModules: ReadonlyArray<{ file: string; checks: readonly Check[
   { file: 'suites/error-codes.ts', checks: errorCodeChecks },
   { file: 'suites/result-meta.ts', checks: resultMetaChecks },
   { file: 'suites/encoding.ts', checks: encodingChecks },
+  // The legacy era's own rules (2025-11-25): ping, logging, list changes on the
+  // session, cancellation, the HTTP session, elicitation modes, tasks; the
+  // negotiated-capability check last, so it judges what every connection before it received.
+  { file: 'suites/ping.ts', checks: pingChecks },
+  { file: 'suites/logging.ts', checks: loggingChecks },
+  { file: 'suites/list-changed.ts', checks: listChangedChecks },
+  { file: 'suites/cancellation-legacy.ts', checks: legacyCancellationChecks },
+  { file: 'suites/sessions.ts', checks: sessionChecks },
+  { file: 'suites/elicitation.ts', checks: elicitationChecks },
+  { file: 'suites/tasks.ts', checks: taskChecks },
+  { file: 'suites/lifecycle.ts', checks: negotiationChecks },
 ];
 
 export const catalogue: Check[] = suiteModules.flatMap((m) => m.checks);

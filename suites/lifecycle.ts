@@ -121,3 +121,106 @@ export const sessionIdFormat = defineCheck({
 });
 
 export const lifecycleChecks = [initializeResult, versionNegotiation, initializedOrdering, sessionIdFormat];
+
+/** The client capability each server-to-client request needs (2025-11-25/client/*). */
+const CLIENT_CAPABILITY_OF: Record<string, string> = {
+  'roots/list': 'roots',
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+};
+
+/** The server capability each server notification needs (notifications/message: logging/capability-declared). */
+const SERVER_CAPABILITY_OF: Record<string, string> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/prompts/list_changed': 'prompts',
+  'notifications/resources/list_changed': 'resources',
+  'notifications/resources/updated': 'resources',
+};
+
+export const negotiatedCapabilities = defineCheck({
+  id: 'lifecycle/negotiated-capabilities',
+  title: 'the server uses only negotiated capabilities: requests to the client only for what it declared, notifications only for what the server declared',
+  level: 'MUST',
+  spec: { revision: '2025-11-25', page: 'basic/lifecycle', section: 'Operation' },
+  quote: 'Both parties MUST: … Only use capabilities that were successfully negotiated',
+  async run(t) {
+    const serverCaps = t.ctx.discovery().capabilities ?? {};
+    // A fresh connection that declares no client capability: the server may ask it nothing.
+    const bare = await t.ctx.openSession({ capabilities: {} });
+    const list = await bare.request('tools/list');
+    t.note('tools/list on the connection without client capabilities', describeAnswer(list));
+    const tool = t.ctx.config.capabilityTool;
+    if (tool) {
+      const call = await bare.request('tools/call', { name: tool.name, arguments: tool.arguments ?? {} });
+      t.note(`${tool.name} without client capabilities`, describeAnswer(call));
+      // With every capability declared (the primary connection), the same call may ask the client, and is answered.
+      const asked: string[] = [];
+      const off = t.session.onMessage((m) => {
+        if (typeof m.method === 'string' && 'id' in m) asked.push(m.method);
+      });
+      try {
+        const full = await t.request('tools/call', { name: tool.name, arguments: tool.arguments ?? {} });
+        t.note(`${tool.name} with every client capability`, `${describeAnswer(full)}; the server asked the client: ${asked.length ? asked.join(', ') : 'nothing'}`);
+      } finally {
+        off();
+      }
+    }
+    // Everything before this answer was sent before it: the ordering mark for the bare connection.
+    await bare.request('ping').catch(() => undefined);
+    for (const s of t.ctx.allSessions()) {
+      const declared = s.declaredCapabilities;
+      if (!declared) continue;
+      for (const [method, seen] of s.inboundMethods) {
+        const needs = CLIENT_CAPABILITY_OF[method];
+        if (needs && declared[needs] === undefined) {
+          t.expect(false, {
+            expected: `no ${method} request on a connection whose initialize declared ${show(declared)} (no ${needs})`,
+            actual: `${seen.count} ${method} request(s) from the server`,
+            wire: [seen.frame],
+          });
+        }
+        const own = SERVER_CAPABILITY_OF[method];
+        if (own && serverCaps[own] === undefined) {
+          t.expect(false, {
+            expected: `no ${method}: the server's initialize capabilities ${show(serverCaps)} have no ${own}`,
+            actual: `${seen.count} ${method} notification(s) from the server`,
+            wire: [seen.frame],
+          });
+        }
+      }
+    }
+  },
+});
+
+/** Protocol versions are dates (YYYY-MM-DD): later is newer. */
+const isVersion = (v: unknown): v is string => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v);
+
+export const latestVersion = defineCheck({
+  id: 'lifecycle/latest-version',
+  title: 'initialize with an unsupported version is answered with the latest version the server supports',
+  level: 'SHOULD',
+  spec: { revision: '2025-11-25', page: 'basic/lifecycle', section: 'Version Negotiation' },
+  quote: 'Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server.',
+  async run(t) {
+    // A version the server is known to support: the one it answered a 2025-11-25 initialize with.
+    const known = t.ctx.discovery().handshake?.negotiated;
+    if (!isVersion(known)) return t.notObserved('the handshake named no protocol version the server supports');
+    const s = await t.ctx.openSession({ handshake: false });
+    const ex = await s.request('initialize', initializeParams(UNSUPPORTED_VERSION));
+    const answered = ex.result?.protocolVersion;
+    // No other version to compare (an error, the echoed version, no version): lifecycle/version-negotiation judges that.
+    if (ex.error || !isVersion(answered) || answered === UNSUPPORTED_VERSION) {
+      return t.skip(`initialize with ${UNSUPPORTED_VERSION} was answered with ${describeAnswer(ex)}, not with another version; lifecycle/version-negotiation judges that answer`);
+    }
+    t.note('answered', answered);
+    t.expect(answered >= known, {
+      expected: `protocolVersion ${known} or later: the server supports ${known} (it answered a ${LEGACY_REVISION_ASKED} initialize with it)`,
+      actual: `protocolVersion ${show(answered)}, older than ${known}`,
+      wire: [...(t.ctx.discovery().handshake?.initialize.frames ?? []), ...ex.frames],
+    });
+  },
+});
+
+const LEGACY_REVISION_ASKED = '2025-11-25';
+
+export const negotiationChecks = [negotiatedCapabilities, latestVersion];

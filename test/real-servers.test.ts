@@ -8,11 +8,17 @@
  * fails with a diff. `UPDATE_EXPECTED=1` rewrites the files (review the diff
  * before committing it). Installed packages only: no network, no npx.
  *
+ * `@modelcontextprotocol/server-memory` and `server-filesystem` (1.x SDK,
+ * legacy, stdio) run against a temporary folder, so the suite's calls touch
+ * nothing else. Every server-everything run names its slow tool and its
+ * capability tool (an inline configuration), so cancellation and the
+ * negotiated-capability checks judge it instead of not observing.
+ *
  * It also proves the legacy session on those servers: list changes
  * received, server-initiated requests answered during a call and on the
  * HTTP GET stream.
  */
-import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,12 +30,29 @@ import type { Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { overallVerdict } from '../render/text.js';
 import type { RunResult, Verdict } from '../model/results.js';
-import { describeRun, freePort, ROOT } from './helpers.js';
+import { describeRun, freePort, ROOT, tempDir } from './helpers.js';
 import type { JsonObject } from '../model/json.js';
+import type { Config } from '../model/config.js';
 
 const require = createRequire(import.meta.url);
-const everythingPkg = require.resolve('@modelcontextprotocol/server-everything/package.json');
-const EVERYTHING = join(dirname(everythingPkg), (JSON.parse(readFileSync(everythingPkg, 'utf8')) as { bin: Record<string, string> }).bin['mcp-server-everything']!);
+/** The file a package's `bin` entry names. */
+function binOf(pkg: string, bin: string): string {
+  const manifest = require.resolve(`${pkg}/package.json`);
+  return join(dirname(manifest), (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> }).bin[bin]!);
+}
+const EVERYTHING = binOf('@modelcontextprotocol/server-everything', 'mcp-server-everything');
+const MEMORY = binOf('@modelcontextprotocol/server-memory', 'mcp-server-memory');
+const FILESYSTEM = binOf('@modelcontextprotocol/server-filesystem', 'mcp-server-filesystem');
+
+/**
+ * What server-everything's author would write in its configuration file: a
+ * call that stays in flight (one step of one second) and a tool that needs
+ * the client's elicitation capability.
+ */
+const EVERYTHING_CONFIG: Config = {
+  slowTool: { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 1 } },
+  capabilityTool: { name: 'trigger-elicitation-request', arguments: {}, requires: ['elicitation'] },
+};
 const SDK2 = join(ROOT, 'fixtures/servers/sdk2');
 const EXPECTED = join(ROOT, 'test/expected');
 
@@ -86,16 +109,43 @@ async function httpRun(command: string, options: Partial<RunOptions> & { portEnv
 
 describe('server-everything (1.x SDK, legacy)', () => {
   it('stdio: detected as legacy, verdicts as expected', async () => {
-    const run = await runConformance({ ...base, command: `node ${EVERYTHING} stdio` });
+    const run = await runConformance({ ...base, command: `node ${EVERYTHING} stdio`, config: EVERYTHING_CONFIG });
     expect(run.era, describeRun(run)).toMatchObject({ era: 'legacy', how: 'detected', negotiatedVersion: '2025-11-25' });
     expect(run.server?.name).toBe('mcp-servers/everything');
     compare('everything-stdio', run);
   });
 
   it('Streamable HTTP: detected as legacy, verdicts as expected', async () => {
-    const run = await httpRun(`node ${EVERYTHING} streamableHttp`, { portEnv: true });
+    const run = await httpRun(`node ${EVERYTHING} streamableHttp`, { portEnv: true, config: EVERYTHING_CONFIG });
     expect(run.era, describeRun(run)).toMatchObject({ era: 'legacy', how: 'detected' });
     compare('everything-http', run);
+  });
+});
+
+describe('server-memory and server-filesystem (1.x SDK, legacy, stdio)', () => {
+  it('server-memory, its knowledge graph in a temporary folder: detected as legacy, verdicts as expected', async () => {
+    const dir = tempDir();
+    try {
+      const run = await runConformance({ ...base, command: `node ${MEMORY}`, env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') }, cwd: dir });
+      expect(run.era, describeRun(run)).toMatchObject({ era: 'legacy', how: 'detected', negotiatedVersion: '2025-11-25' });
+      expect(run.server?.name).toBe('memory-server');
+      compare('memory-stdio', run);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('server-filesystem, serving a temporary folder: detected as legacy, verdicts as expected', async () => {
+    const dir = tempDir();
+    try {
+      writeFileSync(join(dir, 'notes.txt'), 'a file for the conformance run\n');
+      const run = await runConformance({ ...base, command: `node ${FILESYSTEM} ${dir}`, cwd: dir });
+      expect(run.era, describeRun(run)).toMatchObject({ era: 'legacy', how: 'detected', negotiatedVersion: '2025-11-25' });
+      expect(run.server?.name).toBe('secure-filesystem-server');
+      compare('filesystem-stdio', run);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

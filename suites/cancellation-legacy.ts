@@ -1,0 +1,111 @@
+/**
+ * The rules of the 2025-11-25 cancellation page (basic/utilities/cancellation)
+ * that the modern checks do not hold: invalid cancellations are ignored (the
+ * draft's basic/patterns/cancellation says the same, so that check runs in
+ * both eras, on stdio: modern Streamable HTTP has no notifications/cancelled),
+ * and, in the legacy era, a request named in `notifications/cancelled` while
+ * in flight gets no response (the modern era's stricter MUST is
+ * cancellation/no-response-after-cancel). On both transports the cancellation is the notification (in
+ * 2025-11-25 a closed HTTP stream is not a cancellation), so the call's
+ * stream stays open to see whether an answer still comes.
+ *
+ * Timing ("Timing Considerations"): a response the server sent before it
+ * read the cancellation crossed it and is legal. The suite sends a `ping`
+ * right after the cancellation: a server reads its input in order, so a
+ * response that arrives before the ping's answer may have crossed the
+ * cancellation (not-observed), and only one that arrives after it was sent
+ * with the cancellation already read. The same call again marks the time by
+ * which the cancelled one would have been answered.
+ */
+import type { Exchange, RequestId } from '../harness/session.js';
+import { defineCheck, describeAnswer } from './check.js';
+import type { WireFrame } from '../model/wire.js';
+
+export const cancelledNotAnswered = defineCheck({
+  id: 'cancellation/cancelled-not-answered',
+  title: 'a request cancelled in flight with notifications/cancelled gets no response (legacy era)',
+  level: 'SHOULD',
+  spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Behavior Requirements' },
+  quote: 'Receivers of cancellation notifications SHOULD: … Not send a response for the cancelled request',
+  async run(t) {
+    const slow = t.ctx.config.slowTool;
+    if (!slow) return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
+    const s = await t.ctx.openSession();
+    const params = { name: slow.name, arguments: slow.arguments ?? {} };
+    const id: RequestId = s.nextId();
+    let answered: Exchange | undefined;
+    const call = s.request('tools/call', params, { id, timeoutMs: t.ctx.settings.requestTimeoutMs * 2 }).then(
+      (ex) => (answered = ex),
+      () => undefined,
+    );
+    const cancelFrame = await s.notify('notifications/cancelled', { requestId: id, reason: 'mcp-conformance: cancellation check' });
+    // The ordering mark: whatever the server sends after this answer, it sent having read the cancellation.
+    const mark = await s.request('ping').catch(() => undefined);
+    const markFrame = mark?.frames.filter((f) => f.dir === 'in').at(-1);
+    // The same call again: by the time it is answered, the cancelled one would have been too.
+    const again = await s.request('tools/call', params);
+    t.note('the same call again', describeAnswer(again));
+    if (!answered) {
+      // Stop waiting (HTTP: close its stream); nothing came, as the rule asks.
+      await s.cancel(id, 'mcp-conformance: no longer waiting').catch(() => false);
+      await call;
+      return;
+    }
+    // The response is the exchange's last inbound frame (a progress notification on its stream may come before it).
+    const response = answered.frames.filter((f) => f.dir === 'in').at(-1) as WireFrame | undefined;
+    if (!markFrame || !response) return t.notObserved('the order of the cancelled response and the ping answer sent after the cancellation cannot be told');
+    if (response.seq < markFrame.seq) {
+      return t.notObserved(
+        `the call was answered before the ping sent after the cancellation: the response may have crossed the cancellation (2025-11-25 "Timing Considerations"), so the slow tool (${slow.name}) was not slow enough to judge`,
+      );
+    }
+    t.expect(false, {
+      expected: `no response to tools/call ${JSON.stringify(id)} after notifications/cancelled named it`,
+      actual: `the server answered it (${describeAnswer(answered)}) after answering the ping sent after the cancellation`,
+      wire: [...answered.frames, cancelFrame, ...(mark?.frames ?? [])].sort((a, b) => a.seq - b.seq),
+    });
+  },
+});
+
+export const invalidIgnored = defineCheck({
+  id: 'cancellation/invalid-ignored',
+  title: 'an invalid notifications/cancelled (for a request already answered, or malformed) is ignored: the connection goes on serving',
+  level: 'SHOULD',
+  spec: { revision: 'draft', page: 'basic/patterns/cancellation', section: 'Error Handling' },
+  quote: 'Invalid cancellation notifications SHOULD be ignored: Unknown request IDs Already completed requests Malformed notifications',
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Error Handling' } },
+  // Modern Streamable HTTP carries no notifications/cancelled (closing the stream cancels); stdio has them in both eras.
+  transports: ['stdio'],
+  async run(t) {
+    // Only the cases a client meets by itself: a cancellation that crossed the response, and a malformed one.
+    const s = await t.ctx.openSession();
+    // A request every server of the era answers: ping (legacy), server/discover (modern).
+    const marker = t.ctx.era === 'legacy' ? 'ping' : 'server/discover';
+    const first = await s.request(marker);
+    const sent: WireFrame[] = [...first.frames];
+    const problems: string[] = [];
+    for (const params of [{ requestId: first.id, reason: 'mcp-conformance: crossed the response' }, { reason: 'mcp-conformance: no requestId' }]) {
+      try {
+        sent.push(await s.notify('notifications/cancelled', params));
+      } catch (err) {
+        problems.push(`sending notifications/cancelled ${JSON.stringify(params)} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    let after: Exchange | undefined;
+    try {
+      after = await s.request(marker);
+      sent.push(...after.frames);
+      if (!!after.error !== !!first.error) problems.push(`the ${marker} after them was answered ${describeAnswer(after)}, before them ${describeAnswer(first)}`);
+    } catch (err) {
+      problems.push(`the ${marker} after them got no answer: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    t.note(`${marker} after the invalid cancellations`, after ? describeAnswer(after) : 'none');
+    t.expect(problems.length === 0, {
+      expected: `the invalid cancellations ignored: the next ${marker} answered as the one before, on the same connection`,
+      actual: problems.join('; '),
+      wire: [...sent, ...s.frames().slice(-4)].filter((f, i, all) => all.indexOf(f) === i).sort((a, b) => a.seq - b.seq),
+    });
+  },
+});
+
+export const legacyCancellationChecks = [cancelledNotAnswered, invalidIgnored];
