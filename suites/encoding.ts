@@ -12,6 +12,8 @@ export const utf8 = defineCheck({
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/transports/index', section: 'Messages' },
   quote: 'MCP uses JSON-RPC to encode messages. JSON-RPC messages MUST be UTF-8 encoded.',
+  // 2025-11-25 states the same sentence at the top of basic/transports.
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Transports' } },
   observer: true,
   async run(t) {
     judgeViolations(t, ['not-utf8'], 'well-formed UTF-8 bytes', 'message');

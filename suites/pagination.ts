@@ -67,13 +67,12 @@ const idOf = (list: ListKind, rule: Rules): string => {
 };
 
 /**
- * tools/list pagination is judged in both eras (2025-11-25 states the same
- * server rules). The other lists are modern only for now: their 2025-11-25
- * rules are the same words, but the reference server's legacy mode serves no
- * prompts or resources, so nothing yet proves those checks able to fail there.
+ * Every list's stable-cursor and invalid-cursor rules are judged in both eras:
+ * 2025-11-25 server/utilities/pagination states the same server rules for
+ * every paginated list (the reference server's legacy mode serves prompts and
+ * resources, so each defect is proven there too).
  */
-const legacyOf = (list: ListKind, section: string): Rule['legacy'] =>
-  list.slug === 'tools' ? { spec: { revision: '2025-11-25', page: PAGINATION, section } } : undefined;
+const legacyOf = (_list: ListKind, section: string): Rule['legacy'] => ({ spec: { revision: '2025-11-25', page: PAGINATION, section } });
 
 const itemsKeys = (items: JsonObject[], list: ListKind): string => show(items.map(list.label), 160);
 
