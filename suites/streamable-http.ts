@@ -12,7 +12,8 @@ import { SUBSCRIPTION_NOTIFICATIONS } from '../harness/subscription.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
-import { defineCheck, frameKey, show, type Probe } from './check.js';
+import { defineCheck, frameKey, show, VerdictSignal, type Probe } from './check.js';
+import { listenFact } from './subscriptions.js';
 import { promptArguments } from './prompts.js';
 import { excludedBy } from './safety.js';
 import { probeCall } from './targets.js';
@@ -660,10 +661,19 @@ export const accelBuffering = defineCheck({
   transports: ['http'],
   async run(t) {
     // subscriptions/listen is always answered with an SSE stream; only its headers are read.
-    const r = await send(t, {
-      message: t.session.message('subscriptions/listen', { notifications: { toolsListChanged: true } }),
-      headersOnly: true,
-    });
+    // A listen that got nothing at all is subscriptions/acknowledged-first's finding, waited for once per run.
+    const fact = listenFact(t);
+    t.requires(fact);
+    let r: Awaited<ReturnType<typeof send>>;
+    try {
+      r = await send(t, {
+        message: t.session.message('subscriptions/listen', { notifications: { toolsListChanged: true } }),
+        headersOnly: true,
+      });
+    } catch (err) {
+      if (err instanceof VerdictSignal && /no HTTP answer/.test(err.reason)) fact.failed ??= `a subscriptions/listen POST got ${err.reason.replace(/^.*?: /, '')}`;
+      throw err;
+    }
     if (!r.sse) return t.notObserved(`subscriptions/listen was not answered with an SSE stream (${describeRaw(r)}), and no other request is sure to be`);
     const value = r.headers['x-accel-buffering'];
     t.expect(value !== undefined && value.trim().toLowerCase() === 'no', {
