@@ -131,7 +131,17 @@ async function retainedByWalk(extra) {
 }
 
 function table(rows) {
-  const head = ['tools', 'pages', 'walk ms', 'pages/s', 'ms/page', 'pages on the wire MiB', 'retained by walk + wire log MiB', 'peak heap growth MiB', 'peak RSS MiB'];
+  const head = [
+    'tools',
+    'pages',
+    'walk ms',
+    'pages/s',
+    'ms/page',
+    'pages on the wire MiB',
+    'retained by walk + wire log MiB',
+    'peak heap growth MiB',
+    'peak RSS MiB',
+  ];
   const body = rows.map((r) => [
     r.tools,
     r.pages,

@@ -69,7 +69,19 @@ export async function measure(scenario, transport, extraArgs = []) {
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-bench-'));
   const busyLog = join(dir, 'busy.jsonl');
   const server = ['node', REFERENCE, ...scenario.server, '--busy-log', busyLog];
-  const args = [CLI, '--config', CONFIG, '--no-color', '--timeout', String(TIMEOUT_MS), '--json', join(dir, 'r.json'), '--junit', join(dir, 'r.xml'), ...extraArgs];
+  const args = [
+    CLI,
+    '--config',
+    CONFIG,
+    '--no-color',
+    '--timeout',
+    String(TIMEOUT_MS),
+    '--json',
+    join(dir, 'r.json'),
+    '--junit',
+    join(dir, 'r.xml'),
+    ...extraArgs,
+  ];
   if (transport === 'http') {
     const port = await freePort();
     args.push('--server', [...server, '--http', String(port)].join(' '), '--url', `http://127.0.0.1:${port}/mcp`);
@@ -78,7 +90,11 @@ export async function measure(scenario, transport, extraArgs = []) {
   await new Promise((res) => execFile('node', args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, () => res(undefined)));
   const wallMs = Date.now() - started;
   const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
-  const lines = readFileSync(busyLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = readFileSync(busyLog, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   rmSync(dir, { recursive: true, force: true });
   const workMs = lines.reduce((n, l) => n + l.workMs, 0);
   const busyMs = unionMs(lines.flatMap((l) => l.busy));
@@ -90,7 +106,9 @@ const s = (ms) => (ms / 1000).toFixed(2);
 
 export async function main() {
   process.stdout.write(`Full runs against the reference server (--timeout ${TIMEOUT_MS} ms, default --jobs)\n\n`);
-  process.stdout.write('| scenario | transport | wall s | work s | busy s | wall/work | wall/busy | requests | results |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
+  process.stdout.write(
+    '| scenario | transport | wall s | work s | busy s | wall/work | wall/busy | requests | results |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n',
+  );
   for (const scenario of SCENARIOS) {
     for (const transport of ['stdio', 'http']) {
       const m = await measure(scenario, transport);

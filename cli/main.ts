@@ -108,7 +108,12 @@ const shardValue = (value: string) => {
 };
 
 function program(): Command {
-  const cmd = new Command('mcp-conformance')
+  return generationOptions(targetOptions(new Command('mcp-conformance')));
+}
+
+/** The options of what is tested: the server, its era and the checks. */
+function targetOptions(root: Command): Command {
+  const cmd = root
     .description('Conformance test suite for Model Context Protocol servers')
     .version(toolVersion().version)
     .option('--config <path>', 'configuration file (default: mcp-conformance.config.yaml/.yml/.json in the current folder)')
@@ -122,7 +127,10 @@ function program(): Command {
     .option('--header <"Name: value">', 'HTTP header sent on every request (repeatable; values never reported)', collect, [])
     .option('--env <KEY=VALUE>', 'environment variable for the launched server (repeatable; values never reported)', collect, [])
     .addOption(
-      new Option('--spec <revision>', 'protocol revision: auto (detect the era), 2026-07-28, draft, 2025-11-25 (legacy), or all (both eras)')
+      new Option(
+        '--spec <revision>',
+        'protocol revision: auto (detect the era), 2026-07-28, draft, 2025-11-25 (legacy), or all (both eras)',
+      )
         .choices([...SPEC_CHOICES])
         .default(DEFAULTS.spec),
     )
@@ -130,8 +138,17 @@ function program(): Command {
     .option('--check <id-or-glob>', "run only matching checks, e.g. 'tools-list/*'; '!glob' leaves checks out (repeatable)", collect, [])
     .option('--skip <id-or-glob>', 'leave matching checks out (repeatable; also checks.exclude in the config file)', collect, [])
     .option('--shard <i/n>', 'run the i-th of n deterministic parts of the selected checks (combine with `merge`)', shardValue)
-    .option('--baseline <file>', 'known failures and warnings (YAML or JSON): reported as expected, not failing the run; stale entries fail it')
-    .option('--write-baseline <file>', "write this run's failures and warnings as a baseline (reason: TODO)")
+    .option(
+      '--baseline <file>',
+      'known failures and warnings (YAML or JSON): reported as expected, not failing the run; stale entries fail it',
+    )
+    .option('--write-baseline <file>', "write this run's failures and warnings as a baseline (reason: TODO)");
+  return reportAndLimitOptions(cmd);
+}
+
+/** The options of what is reported, and the run's time and size limits. */
+function reportAndLimitOptions(cmd: Command): Command {
+  return cmd
     .option('--strict', 'count warnings (broken SHOULDs) as failures', false)
     .option('--junit <path>', 'JUnit XML report path', DEFAULT_JUNIT)
     .option('--json <path>', 'JSON report path', DEFAULT_JSON)
@@ -139,8 +156,18 @@ function program(): Command {
     .option('--timeout <ms>', 'per-request timeout', positiveInt('--timeout'), DEFAULTS.requestTimeoutMs)
     .option('--check-timeout <ms>', 'time budget of one check', positiveInt('--check-timeout'), DEFAULTS.checkTimeoutMs)
     .option('--deadline <ms>', 'overall run deadline', positiveInt('--deadline'), DEFAULTS.runTimeoutMs)
-    .option('--max-message-size <bytes>', 'largest message accepted from the server', positiveInt('--max-message-size'), DEFAULTS.maxMessageBytes)
-    .option('--startup-timeout <ms>', 'how long a launched HTTP server may take to accept connections', positiveInt('--startup-timeout'), DEFAULTS.startupTimeoutMs)
+    .option(
+      '--max-message-size <bytes>',
+      'largest message accepted from the server',
+      positiveInt('--max-message-size'),
+      DEFAULTS.maxMessageBytes,
+    )
+    .option(
+      '--startup-timeout <ms>',
+      'how long a launched HTTP server may take to accept connections',
+      positiveInt('--startup-timeout'),
+      DEFAULTS.startupTimeoutMs,
+    )
     .option('--max-restarts <n>', 'stdio: restarts allowed after the server exits', positiveInt('--max-restarts'), DEFAULTS.maxRestarts)
     .option('--max-pages <n>', 'longest cursor chain a list walk follows', positiveInt('--max-pages'), DEFAULTS.maxPages)
     .option(
@@ -149,25 +176,43 @@ function program(): Command {
       positiveInt('--shutdown-timeout'),
       DEFAULTS.shutdownGraceMs,
     )
-    .option('--max-rounds <n>', 'most requests one input_required round trip sends before it is judged non-terminating', positiveInt('--max-rounds'), DEFAULTS.maxRounds)
-    .option('--probe-timeout <ms>', 'auto: how long the server/discover era probe waits before falling back to initialize', positiveInt('--probe-timeout'), DEFAULTS.probeTimeoutMs)
+    .option(
+      '--max-rounds <n>',
+      'most requests one input_required round trip sends before it is judged non-terminating',
+      positiveInt('--max-rounds'),
+      DEFAULTS.maxRounds,
+    )
+    .option(
+      '--probe-timeout <ms>',
+      'auto: how long the server/discover era probe waits before falling back to initialize',
+      positiveInt('--probe-timeout'),
+      DEFAULTS.probeTimeoutMs,
+    )
     .option(
       '--notification-timeout <ms>',
       `how long to wait for a change notification after the list-changed trigger (default: listChanged.timeoutMs of the config file, else ${NOTIFICATION_TIMEOUT_MS})`,
       positiveInt('--notification-timeout'),
-    )
+    );
+}
+
+/** The options of generated calls, concurrency and output, and the help text. */
+function generationOptions(cmd: Command): Command {
+  return cmd
     .option('--runs <n>', 'generated tools/call arguments per tool and check', positiveInt('--runs'), DEFAULTS.runs)
     .option('--seed <n>', 'seed of argument generation (default: random, reported)', seedValue)
     .option('--replay <path@tool>', 'replay one generated case, as a failure prints it (with its --seed and --check)')
     .option('--tools <glob>', 'tools that may be called with valid arguments besides read-only ones (repeatable)', collect, [])
     .option('--allow-side-effects', 'call every tool with valid arguments, read-only or not', false)
-    .option('--jobs <n>', 'checks run at once (default: 4 on stdio, one server process each; 6 on HTTP, one connection each)', positiveInt('--jobs'))
+    .option(
+      '--jobs <n>',
+      'checks run at once (default: 4 on stdio, one server process each; 6 on HTTP, one connection each)',
+      positiveInt('--jobs'),
+    )
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
     .action(() => {})
     .addHelpText('after', SUBCOMMAND_HELP);
-  return cmd;
 }
 
 function parseHeaders(list: string[]): Record<string, string> {
@@ -275,7 +320,10 @@ function prepare(flags: Flags): Prepared {
   flags.server ??= server?.command;
   flags.url ??= server?.url;
   if (!flags.server && !flags.url) {
-    throw new UsageError('nothing to test: no --server or --url was given', 'mcp-conformance --server "node server.js"  (or --server reference, the bundled reference server)');
+    throw new UsageError(
+      'nothing to test: no --server or --url was given',
+      'mcp-conformance --server "node server.js"  (or --server reference, the bundled reference server)',
+    );
   }
   if (flags.server !== undefined) {
     if (splitCommand(flags.server).length === 0) throw new UsageError('the --server command is empty');
@@ -350,7 +398,9 @@ async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): P
     interrupts++;
     // Once the run is over, or on a second signal, stop at once: atomic writes leave no half report.
     if (phase === 'report' || interrupts > 1) {
-      process.stderr.write(`mcp-conformance: ${phase === 'report' ? 'interrupted while writing reports' : 'interrupted again'} by ${sig}\n`);
+      process.stderr.write(
+        `mcp-conformance: ${phase === 'report' ? 'interrupted while writing reports' : 'interrupted again'} by ${sig}\n`,
+      );
       killAllServers();
       process.exit(2);
     }

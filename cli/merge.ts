@@ -49,7 +49,9 @@ async function merge(files: string[], flags: MergeFlags): Promise<number> {
       const { schemaVersion: _v, ...run } = doc;
       runs.push(run);
     } catch (err) {
-      process.stderr.write(`mcp-conformance: cannot merge ${file}: ${(err as Error).message.split('\n')[0]}\nhint: give the results.json files the shards wrote (--json)\n`);
+      process.stderr.write(
+        `mcp-conformance: cannot merge ${file}: ${(err as Error).message.split('\n')[0]}\nhint: give the results.json files the shards wrote (--json)\n`,
+      );
       return 2;
     }
   }
@@ -76,7 +78,9 @@ function loadBaselineOrNull(path: string) {
   try {
     return loadBaseline(path);
   } catch (err) {
-    process.stderr.write(`mcp-conformance: ${(err as Error).message}\nhint: a baseline is YAML or JSON with entries: [{ check, subject?, reason }]\n`);
+    process.stderr.write(
+      `mcp-conformance: ${(err as Error).message}\nhint: a baseline is YAML or JSON with entries: [{ check, subject?, reason }]\n`,
+    );
     return null;
   }
 }

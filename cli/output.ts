@@ -50,12 +50,16 @@ export async function deliver(run: RunResult, o: OutputOptions): Promise<number>
   }
 
   if (o.writeBaseline && run.aborted !== undefined) {
-    err(`mcp-conformance: not writing the baseline ${o.writeBaseline}: the run could not do its job, so its failures are not the server's known ones\n`);
+    err(
+      `mcp-conformance: not writing the baseline ${o.writeBaseline}: the run could not do its job, so its failures are not the server's known ones\n`,
+    );
   } else if (o.writeBaseline) {
     const entries = baselineEntries(run, o.baseline);
     try {
       await within(left(), `writing ${o.writeBaseline}`, writeFileAtomic(o.writeBaseline, baselineText(entries, o.writeBaseline)));
-      err(`mcp-conformance: wrote ${entries.length} baseline entr${entries.length === 1 ? 'y' : 'ies'} to ${o.writeBaseline} (give each a real reason)\n`);
+      err(
+        `mcp-conformance: wrote ${entries.length} baseline entr${entries.length === 1 ? 'y' : 'ies'} to ${o.writeBaseline} (give each a real reason)\n`,
+      );
     } catch (e) {
       err(`mcp-conformance: cannot write the baseline ${o.writeBaseline}: ${(e as Error).message}\n`);
       code = 2;

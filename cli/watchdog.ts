@@ -54,8 +54,7 @@ export function supervise(argv: string[], workerUrl: URL): void {
       code = m.code;
       // The run is over and its reports are written: a handle the run thread leaves behind does not keep the suite alive.
       setTimeout(() => void worker.terminate().catch(() => {}), 1000).unref();
-    }
-    else if (m.type === 'fatal') fatal(m.message);
+    } else if (m.type === 'fatal') fatal(m.message);
   });
   worker.on('error', (err) => fatal(err instanceof Error ? err.message : String(err)));
   worker.on('exit', (exitCode) => {

@@ -44,7 +44,10 @@ export function combine(eras: RunResult[], started: number): RunResult {
     strict: first.strict,
     checks: [],
     summary,
-    stderr: eras.map((e) => e.stderr).filter((t) => t !== '').join('\n'),
+    stderr: eras
+      .map((e) => e.stderr)
+      .filter((t) => t !== '')
+      .join('\n'),
     ...(aborted.length ? { aborted: aborted.join('; ') } : {}),
     harnessErrors,
     exitCode,

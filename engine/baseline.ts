@@ -88,16 +88,25 @@ export function applyBaseline(run: RunResult, baseline: Baseline): RunResult {
           if (r.verdict !== 'skip' && r.verdict !== 'not-observed') judged++;
         }
         // A subject that is gone (a removed tool) while the check judged others: the defect is gone too.
-        if (entry.subject !== undefined && !check.results.some((r) => r.subject === entry.subject) && check.results.some((r) => r.verdict !== 'skip' && r.verdict !== 'not-observed')) judged++;
+        if (
+          entry.subject !== undefined &&
+          !check.results.some((r) => r.subject === entry.subject) &&
+          check.results.some((r) => r.verdict !== 'skip' && r.verdict !== 'not-observed')
+        )
+          judged++;
       }
     }
     if (matched > 0) continue;
     const what = `${entry.check}${entry.subject ? ` [${entry.subject}]` : ''}`;
     if (!ran) outcome.unconfirmed.push({ ...entry, why: `${what} was not run (not selected)` });
-    else if (judged === 0) outcome.unconfirmed.push({ ...entry, why: `${what} was only skipped or not observed, so the defect may still be there` });
+    else if (judged === 0)
+      outcome.unconfirmed.push({ ...entry, why: `${what} was only skipped or not observed, so the defect may still be there` });
     else outcome.stale.push({ ...entry, why: `${what} no longer fails or warns: remove the entry from the baseline` });
   }
-  outcome.expected = parts.reduce((n, p) => n + p.checks.reduce((m, c) => m + c.results.filter((r) => isProblem(r) && r.expected).length, 0), 0);
+  outcome.expected = parts.reduce(
+    (n, p) => n + p.checks.reduce((m, c) => m + c.results.filter((r) => isProblem(r) && r.expected).length, 0),
+    0,
+  );
   run.baseline = outcome;
   for (const part of run.eras ?? []) part.exitCode = exitCodeOf(part);
   run.exitCode = exitCodeOf(run);

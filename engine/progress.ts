@@ -30,7 +30,10 @@ export function reportProgress(result: RunResult, check: CheckResult, redactor: 
     copy = structuredClone({ run, check });
   } catch {
     // Too deep to copy: the verdicts without their evidence.
-    copy = { run: structuredClone({ ...run, harnessErrors: [...run.harnessErrors] }), check: { ...check, results: check.results.map((r) => ({ ...r, findings: [], details: undefined })) } };
+    copy = {
+      run: structuredClone({ ...run, harnessErrors: [...run.harnessErrors] }),
+      check: { ...check, results: check.results.map((r) => ({ ...r, findings: [], details: undefined })) },
+    };
   }
   redactor.redactDeep(copy);
   try {

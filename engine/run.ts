@@ -8,7 +8,14 @@ import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
-import { AbortedError, ConnectionClosedError, formatSeconds, HarnessError, RequestTimeoutError, TransportError } from '../harness/errors.js';
+import {
+  AbortedError,
+  ConnectionClosedError,
+  formatSeconds,
+  HarnessError,
+  RequestTimeoutError,
+  TransportError,
+} from '../harness/errors.js';
 import { packageRoot } from '../harness/paths.js';
 import { Redactor } from '../harness/redact.js';
 import { ProtocolSchema } from '../harness/schema.js';
@@ -222,7 +229,8 @@ function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' |
     return { failed: { o, result, started, redactor } };
   };
   if (!(SPEC_CHOICES as readonly string[]).includes(o.spec)) return fail(`unknown --spec ${o.spec} (known: ${SPEC_CHOICES.join(', ')})`);
-  if (o.jobs !== undefined && (!Number.isInteger(o.jobs) || o.jobs < 1)) return fail(`--jobs must be a positive whole number, got ${o.jobs}`);
+  if (o.jobs !== undefined && (!Number.isInteger(o.jobs) || o.jobs < 1))
+    return fail(`--jobs must be a positive whole number, got ${o.jobs}`);
   const replay = o.replay === undefined ? undefined : parseReplay(o.replay);
   if (replay === null) {
     return fail(`--replay must look like <path>@<tool> as a failure reports it (e.g. 3:1:0@search), got ${JSON.stringify(o.replay)}`);
@@ -250,7 +258,20 @@ function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' |
   } catch (err) {
     return fail((err as Error).message);
   }
-  return { o, result, started, clock: () => Date.now() - started, redactor, transport, checks, mode, modernRevision, schema, legacySchema, argumentSettings };
+  return {
+    o,
+    result,
+    started,
+    clock: () => Date.now() - started,
+    redactor,
+    transport,
+    checks,
+    mode,
+    modernRevision,
+    schema,
+    legacySchema,
+    argumentSettings,
+  };
 }
 
 /** One signal for "stop now": the user's interrupt or the run deadline. */
@@ -414,13 +435,13 @@ function listWalks({ prep, t, first, sessions }: Basis): Walks {
     const memo = where === 'primary' ? primaryWalks : freshWalks;
     let w = memo.get(method);
     if (!w) {
-      const started: Promise<ListWalk> = (where === 'primary' ? walkOn(first.primary!, method) : freshSession().then((s) => walkOn(s, method))).catch(
-        (err: unknown) => {
-          // A walk abandoned by an overrunning check is walked again by the next one that needs it.
-          if (err instanceof AbortedError && memo.get(method) === started) memo.delete(method);
-          throw err;
-        },
-      );
+      const started: Promise<ListWalk> = (
+        where === 'primary' ? walkOn(first.primary!, method) : freshSession().then((s) => walkOn(s, method))
+      ).catch((err: unknown) => {
+        // A walk abandoned by an overrunning check is walked again by the next one that needs it.
+        if (err instanceof AbortedError && memo.get(method) === started) memo.delete(method);
+        throw err;
+      });
       w = started;
       memo.set(method, w);
     }
@@ -475,7 +496,10 @@ function suiteContext(
 }
 
 /** How lanes get their connection (and a died server back); `gaveUp` says why no restart is left. */
-function primaryKeeper({ prep, t, opening, era, first, sessions }: Basis, forgetPrimary: () => void): Pick<Ready, 'ensurePrimary' | 'gaveUp'> {
+function primaryKeeper(
+  { prep, t, opening, era, first, sessions }: Basis,
+  forgetPrimary: () => void,
+): Pick<Ready, 'ensurePrimary' | 'gaveUp'> {
   const { o, transport } = prep;
   const discovery = opening.discovery;
   let restarts = 0;
@@ -505,7 +529,10 @@ function primaryKeeper({ prep, t, opening, era, first, sessions }: Basis, forget
     }
     restarts++;
     if (lane.previous) {
-      noteRestart(lane.previous, `the server process stopped during or right after this check (${firstClause(how)}); it was restarted for the remaining checks (restart ${restarts} of at most ${o.maxRestarts})`);
+      noteRestart(
+        lane.previous,
+        `the server process stopped during or right after this check (${firstClause(how)}); it was restarted for the remaining checks (restart ${restarts} of at most ${o.maxRestarts})`,
+      );
     }
     lane.primary = await t.connect();
     sessions.push(lane.primary);
@@ -657,7 +684,9 @@ async function runCheck(
     walk = await ctx.tools();
   } catch (err) {
     // A shared precondition: the check that judges the walk reports its failure; the dependants name it.
-    return [verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message} (judged by ${idOf(resultSchema)})`)];
+    return [
+      verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message} (judged by ${idOf(resultSchema)})`),
+    ];
   }
   if (!walk.exhausted) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem?.detail}`)];
   const tools = walk.items.filter((tool) => (per.appliesTo ? per.appliesTo(tool) : true));
@@ -717,7 +746,11 @@ async function runSubject(
     if (err instanceof VerdictSignal) return done({ verdict: err.verdict, reason: err.reason, findings: [] });
     if (err instanceof AbortedError) return done({ verdict: 'not-observed', reason: err.message, findings: [] });
     if (err instanceof HarnessError) {
-      probe.expect(false, { expected: expectedFor(err), actual: actualFor(err, target, ctx), wire: err.frames?.length ? err.frames : undefined });
+      probe.expect(false, {
+        expected: expectedFor(err),
+        actual: actualFor(err, target, ctx),
+        wire: err.frames?.length ? err.frames : undefined,
+      });
       return done({ verdict: 'fail', findings: probe.findings });
     }
     const message = err instanceof Error ? err.message : String(err);
@@ -761,7 +794,8 @@ async function openLike(t: Target, era: Era, discovery: Discovery): Promise<Sess
   const s = await t.connect();
   if (era === 'modern') await s.request('server/discover').catch(() => undefined);
   // A warm-up, not a judgement: it waits a tenth of the request timeout at most.
-  if (discovery.capabilities?.tools !== undefined) await s.request('tools/list', {}, { timeoutMs: Math.max(100, s.requestTimeoutMs / 10) }).catch(() => undefined);
+  if (discovery.capabilities?.tools !== undefined)
+    await s.request('tools/list', {}, { timeoutMs: Math.max(100, s.requestTimeoutMs / 10) }).catch(() => undefined);
   return s;
 }
 

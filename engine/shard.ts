@@ -45,7 +45,9 @@ export function parseShard(text: string): Shard {
 /** The checks a plan selects, in catalogue order. */
 export function planChecks(plan: Plan, all: readonly Check[] = catalogue): Check[] {
   const positive = (plan.include ?? []).filter((p) => !p.startsWith('!'));
-  const negative = [...(plan.include ?? []).filter((p) => p.startsWith('!')).map((p) => p.slice(1)), ...(plan.exclude ?? [])].filter((p) => p !== '');
+  const negative = [...(plan.include ?? []).filter((p) => p.startsWith('!')).map((p) => p.slice(1)), ...(plan.exclude ?? [])].filter(
+    (p) => p !== '',
+  );
   const included = positive.length ? picomatch(positive) : () => true;
   const excluded = negative.length ? picomatch(negative) : () => false;
   const selected = all.filter((c) => included(c.id) && !excluded(c.id));
@@ -79,7 +81,8 @@ function mergeSubjects(a: SubjectResult[], b: SubjectResult[]): SubjectResult[] 
     }
     const x = out[i]!;
     if (WEIGHT[r.verdict] > WEIGHT[x.verdict]) out[i] = { ...r, findings: [...r.findings, ...(x.verdict === r.verdict ? x.findings : [])] };
-    else if (WEIGHT[r.verdict] === WEIGHT[x.verdict] && (r.verdict === 'fail' || r.verdict === 'warn')) x.findings = [...x.findings, ...r.findings];
+    else if (WEIGHT[r.verdict] === WEIGHT[x.verdict] && (r.verdict === 'fail' || r.verdict === 'warn'))
+      x.findings = [...x.findings, ...r.findings];
   }
   return out;
 }
@@ -89,7 +92,10 @@ function mergeChecks(lists: CheckResult[][]): CheckResult[] {
   for (const list of lists) {
     for (const c of list) {
       const seen = byId.get(c.id);
-      byId.set(c.id, seen ? { ...seen, results: mergeSubjects(seen.results, c.results) } : { ...c, results: c.results.map((r) => ({ ...r })) });
+      byId.set(
+        c.id,
+        seen ? { ...seen, results: mergeSubjects(seen.results, c.results) } : { ...c, results: c.results.map((r) => ({ ...r })) },
+      );
     }
   }
   // The engine's order: the catalogue's, observers last.
@@ -132,13 +138,17 @@ function mergeParts(parts: RunResult[]): RunResult {
     ...(first.invocation ? { invocation: first.invocation } : {}),
     checks,
     summary: summarize(checks),
-    stderr: parts.map((p) => p.stderr).filter((s) => s !== '').join('\n'),
+    stderr: parts
+      .map((p) => p.stderr)
+      .filter((s) => s !== '')
+      .join('\n'),
     ...(aborted.length ? { aborted: [...new Set(aborted)].join('; ') } : {}),
     harnessErrors: parts.flatMap((p) => p.harnessErrors),
     exitCode: 0,
   };
   const s = run.summary;
-  if (!run.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) run.aborted = `${NOTHING_TESTED}: every check was skipped or not observed`;
+  if (!run.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0)
+    run.aborted = `${NOTHING_TESTED}: every check was skipped or not observed`;
   run.exitCode = exitCodeOf(run);
   return run;
 }
@@ -157,7 +167,13 @@ export function mergeRuns(runs: RunResult[]): RunResult {
   const eras = [...byRevision.values()].map(mergeParts);
   const top = mergeParts(clean.map((r) => ({ ...r, eras: undefined, checks: [] })));
   const summary = summarize(eras.flatMap((e) => e.checks));
-  const run: RunResult = { ...top, revision: 'all', summary, eras, harnessErrors: eras.flatMap((e) => e.harnessErrors.map((h) => `${e.revision}: ${h}`)) };
+  const run: RunResult = {
+    ...top,
+    revision: 'all',
+    summary,
+    eras,
+    harnessErrors: eras.flatMap((e) => e.harnessErrors.map((h) => `${e.revision}: ${h}`)),
+  };
   const aborted = eras.filter((e) => e.aborted !== undefined).map((e) => `${e.revision}: ${e.aborted}`);
   if (aborted.length) run.aborted = aborted.join('; ');
   else delete run.aborted;

@@ -98,7 +98,10 @@ function schemaDefinition(ts: string, name: string): string | undefined {
   if (!start) return undefined;
   // Include the JSDoc block right above the definition.
   const before = ts.lastIndexOf('/**', start.index);
-  const docStart = before >= 0 && !ts.slice(before, start.index).includes('*/\n\n') && ts.slice(before, start.index).trimEnd().endsWith('*/') ? before : start.index;
+  const docStart =
+    before >= 0 && !ts.slice(before, start.index).includes('*/\n\n') && ts.slice(before, start.index).trimEnd().endsWith('*/')
+      ? before
+      : start.index;
   const rest = ts.slice(start.index + 1);
   const next = /^(?:\/\*\*|export )/m.exec(rest.slice(rest.indexOf('\n')));
   const end = next ? start.index + 1 + rest.indexOf('\n') + next.index : ts.length;
@@ -111,38 +114,38 @@ function schemaDefinition(ts: string, name: string): string | undefined {
  * markers and table bars dropped; whitespace collapsed.
  */
 export function plain(text: string): string {
-  return text
-    .replace(/^---\n[\s\S]*?\n---\n/, '')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    // Reference-style links ([text][label]) read as their text; their definitions ([label]: url) not at all.
-    .replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' ')
-    .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
-    .replace(/&mdash;/g, '—')
-    .replace(/&ndash;/g, '–')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&')
-    .replace(/^\s*\/?\*+\/?/gm, ' ')
-    .replace(/^\s*(?:[-+]|\d+\.)\s+/gm, ' ')
-    .replace(/^\s*>\s?/gm, ' ')
-    .replace(/\|/g, ' ')
-    .replace(/\*\*|__|`/g, '')
-    .replace(/(^|[\s(])\*(\S[^*]*?)\*(?=[\s).,;:!?]|$)/g, '$1$2')
-    .replace(/(^|[\s(])_(\S[^_]*?)_(?=[\s).,;:!?]|$)/g, '$1$2')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    text
+      .replace(/^---\n[\s\S]*?\n---\n/, '')
+      .replace(/<!--[\s\S]*?-->/g, ' ')
+      .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+      // Reference-style links ([text][label]) read as their text; their definitions ([label]: url) not at all.
+      .replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' ')
+      .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
+      .replace(/&mdash;/g, '—')
+      .replace(/&ndash;/g, '–')
+      .replace(/&nbsp;/g, ' ')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&')
+      .replace(/^\s*\/?\*+\/?/gm, ' ')
+      .replace(/^\s*(?:[-+]|\d+\.)\s+/gm, ' ')
+      .replace(/^\s*>\s?/gm, ' ')
+      .replace(/\|/g, ' ')
+      .replace(/\*\*|__|`/g, '')
+      .replace(/(^|[\s(])\*(\S[^*]*?)\*(?=[\s).,;:!?]|$)/g, '$1$2')
+      .replace(/(^|[\s(])_(\S[^_]*?)_(?=[\s).,;:!?]|$)/g, '$1$2')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /** Separator between non-adjacent sentences of one quote (each part must appear, in order). */
 export const QUOTE_GAP = ' … ';
 
 export type QuoteProblem =
-  | { kind: 'no-page'; detail: string }
-  | { kind: 'no-section'; detail: string }
-  | { kind: 'not-found'; detail: string };
+  { kind: 'no-page'; detail: string } | { kind: 'no-section'; detail: string } | { kind: 'not-found'; detail: string };
 
 /** Whether the quote stands verbatim in the cited section; undefined when it does. */
 export function findQuote(source: SpecSource, ref: SpecRef, quote: string): QuoteProblem | undefined {
@@ -157,7 +160,8 @@ export function findQuote(source: SpecSource, ref: SpecRef, quote: string): Quot
     const matches = sectionsOf(text).filter((s) => s.heading.toLowerCase() === want);
     // The page's opening, before its first heading, is cited by the page's title (e.g. stdio#stdio).
     const opening = matches.length === 0 && want === plain(titleOf(text) ?? '').toLowerCase() ? openingOf(text) : undefined;
-    if (matches.length === 0 && opening === undefined) return { kind: 'no-section', detail: `no section "${ref.section}" on ${ref.revision}/${ref.page}` };
+    if (matches.length === 0 && opening === undefined)
+      return { kind: 'no-section', detail: `no section "${ref.section}" on ${ref.revision}/${ref.page}` };
     body = opening ?? matches.map((s) => s.text).join('\n');
   }
   const hay = plain(body);

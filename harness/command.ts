@@ -25,7 +25,11 @@ export async function runShellCommand(
     ...(opts.signal ? { cancelSignal: opts.signal } : {}),
     forceKillAfterDelay: 1000,
   });
-  const stderr = String(r.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
+  const stderr = String(r.stderr ?? '')
+    .trim()
+    .split('\n')
+    .slice(-3)
+    .join(' | ');
   const tail = stderr ? `; stderr: ${opts.redactor ? opts.redactor.redact(stderr) : stderr}` : '';
   if (r.timedOut) return { ok: false, detail: `did not finish within ${opts.timeoutMs} ms${tail}` };
   if (r.isCanceled) return { ok: false, detail: 'was cancelled (the run was interrupted)' };

@@ -62,11 +62,7 @@ export function modernProfile(revision: string, schema: ProtocolSchema): EraProf
  * Legacy: no per-request protocol fields; `negotiated` is known once the
  * server has answered `initialize` (the header is sent on every request after it).
  */
-export function legacyProfile(
-  schema: ProtocolSchema,
-  answer: NonNullable<EraProfile['answer']>,
-  negotiated?: string,
-): EraProfile {
+export function legacyProfile(schema: ProtocolSchema, answer: NonNullable<EraProfile['answer']>, negotiated?: string): EraProfile {
   return {
     era: 'legacy',
     version: negotiated ?? LEGACY_REVISION,
@@ -142,7 +138,11 @@ export async function probeEra(session: Session, modern: ProtocolSchema, timeout
       evidence: `server/discover answered ${describeError(exchange.error)}${status}, a recognized modern error (${modernError})`,
     };
   }
-  return { era: 'legacy', exchange, evidence: `server/discover answered ${describeError(exchange.error)}${status}, not a recognized modern error` };
+  return {
+    era: 'legacy',
+    exchange,
+    evidence: `server/discover answered ${describeError(exchange.error)}${status}, not a recognized modern error`,
+  };
 }
 
 export function describeError(error: RpcError | undefined): string {

@@ -72,7 +72,12 @@ export class HttpTransport implements Transport {
   /** The headers of a POST carrying one message. */
   private postHeaders(info: SendInfo): Record<string, string> {
     return info.era === 'legacy'
-      ? { ...this.opts.headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...this.legacyHeaders(info) }
+      ? {
+          ...this.opts.headers,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...this.legacyHeaders(info),
+        }
       : {
           ...this.opts.headers,
           'Content-Type': 'application/json',
@@ -92,16 +97,7 @@ export class HttpTransport implements Transport {
    */
   raw(req: RawHttpRequest): Promise<RawHttpResponse> {
     const method = req.method ?? 'POST';
-    const defaults =
-      method === 'POST'
-        ? req.info
-          ? this.postHeaders(req.info)
-          : { ...this.opts.headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
-        : { ...this.opts.headers, Accept: 'application/json, text/event-stream' };
-    const drop = new Set([...(req.omit ?? []), ...Object.keys(req.headers ?? {})].map((n) => n.toLowerCase()));
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(defaults)) if (!drop.has(name.toLowerCase())) headers[name] = value;
-    Object.assign(headers, req.headers);
+    const headers = this.rawHeaders(req, method);
     const lib = this.url.protocol === 'https:' ? https : http;
     const max = this.opts.maxMessageBytes;
     const started = Date.now();
@@ -116,15 +112,7 @@ export class HttpTransport implements Transport {
       const finish = (timedOut = false) => {
         clearTimeout(timer);
         if (!answer) return;
-        const bytes = Buffer.concat(parts);
-        const body = bytes.toString('utf8');
-        answer.body = body;
-        if (!cut && !isUtf8(bytes)) answer.invalidUtf8 = true;
-        answer.sse = answer.sse || SSE_START.test(body.trimStart());
-        if (answer.sse) {
-          const parser = createParser({ onEvent: (e) => e.data.trim() !== '' && answer!.messages.push(e.data) });
-          parser.feed(body);
-        } else if (body.trim() !== '') answer.messages.push(body);
+        completeRaw(answer, Buffer.concat(parts), cut);
         if (timedOut) answer.timedOut = true;
         answer.durationMs = Date.now() - started;
         resolve(answer);
@@ -150,7 +138,14 @@ export class HttpTransport implements Transport {
           if (value !== undefined) headersOut[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
         }
         const contentType = headersOut['content-type'] ?? '';
-        answer = { status: res.statusCode ?? 0, headers: headersOut, body: '', messages: [], sse: /^text\/event-stream\b/i.test(contentType), durationMs: 0 };
+        answer = {
+          status: res.statusCode ?? 0,
+          headers: headersOut,
+          body: '',
+          messages: [],
+          sse: /^text\/event-stream\b/i.test(contentType),
+          durationMs: 0,
+        };
         if (req.headersOnly) return finish();
         res.on('data', (chunk: Buffer) => {
           if (size + chunk.length > max) {
@@ -168,6 +163,21 @@ export class HttpTransport implements Transport {
       });
       request.end(req.body);
     });
+  }
+
+  /** The headers of a raw request: the defaults of its method, `omit` left out, `headers` set on top. */
+  private rawHeaders(req: RawHttpRequest, method: string): Record<string, string> {
+    const defaults =
+      method === 'POST'
+        ? req.info
+          ? this.postHeaders(req.info)
+          : { ...this.opts.headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+        : { ...this.opts.headers, Accept: 'application/json, text/event-stream' };
+    const drop = new Set([...(req.omit ?? []), ...Object.keys(req.headers ?? {})].map((n) => n.toLowerCase()));
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(defaults)) if (!drop.has(name.toLowerCase())) headers[name] = value;
+    Object.assign(headers, req.headers);
+    return headers;
   }
 
   listen(info: SendInfo): Promise<SendOutcome> {
@@ -250,7 +260,15 @@ export class HttpTransport implements Transport {
         return;
       }
     }
-    const read = bodyReader({ sink: how.sink, httpInfo, status, contentType, declaredSse, max: this.opts.maxMessageBytes, destroy: how.destroy });
+    const read = bodyReader({
+      sink: how.sink,
+      httpInfo,
+      status,
+      contentType,
+      declaredSse,
+      max: this.opts.maxMessageBytes,
+      destroy: how.destroy,
+    });
     res.on('aborted', () => {});
     res.on('error', () => {});
     res.on('data', read.data);
@@ -367,8 +385,14 @@ function bodyReader(a: Answer): { state: BodyState; data: (chunk: Buffer) => voi
     size += chunk.length;
     if (size > max) {
       state.oversized = true;
-      const excerpt = Buffer.concat([...parts, chunk].slice(0, 2)).subarray(0, 256).toString('utf8');
-      sink.violation('oversized-message', `an HTTP response body exceeded the maximum message size (${max} bytes) and was dropped`, excerpt);
+      const excerpt = Buffer.concat([...parts, chunk].slice(0, 2))
+        .subarray(0, 256)
+        .toString('utf8');
+      sink.violation(
+        'oversized-message',
+        `an HTTP response body exceeded the maximum message size (${max} bytes) and was dropped`,
+        excerpt,
+      );
       parts.length = 0;
       a.destroy();
       return;
@@ -418,7 +442,11 @@ function utf8Checker(sink: TransportSink, what: () => string): (chunk: Buffer) =
       strict.decode(chunk, { stream: true });
     } catch {
       badUtf8 = true;
-      sink.violation('not-utf8', `an HTTP ${what()} is not well-formed UTF-8 (read with replacement characters)`, chunk.subarray(0, 256).toString('utf8'));
+      sink.violation(
+        'not-utf8',
+        `an HTTP ${what()} is not well-formed UTF-8 (read with replacement characters)`,
+        chunk.subarray(0, 256).toString('utf8'),
+      );
     }
   };
 }
@@ -453,10 +481,26 @@ function sseFeeder(sink: TransportSink, httpInfo: HttpInfo, max: number, state: 
     parser.feed(text);
     if (since > max) {
       state.oversized = true;
-      sink.violation('oversized-message', `an SSE event exceeded the maximum message size (${max} bytes) and was dropped`, text.slice(0, 256));
+      sink.violation(
+        'oversized-message',
+        `an SSE event exceeded the maximum message size (${max} bytes) and was dropped`,
+        text.slice(0, 256),
+      );
       parser.reset({ consume: false });
       discarding = true;
       since = 0;
     }
   };
+}
+
+/** A raw answer's body read to its end (or cut at the size limit): its text, its encoding and the messages in it. */
+function completeRaw(answer: RawHttpResponse, bytes: Buffer, cut: boolean): void {
+  const body = bytes.toString('utf8');
+  answer.body = body;
+  if (!cut && !isUtf8(bytes)) answer.invalidUtf8 = true;
+  answer.sse = answer.sse || SSE_START.test(body.trimStart());
+  if (answer.sse) {
+    const parser = createParser({ onEvent: (e) => e.data.trim() !== '' && answer.messages.push(e.data) });
+    parser.feed(body);
+  } else if (body.trim() !== '') answer.messages.push(body);
 }

@@ -166,7 +166,12 @@ export function checkJsonSchema(schema: unknown): SchemaCheck {
   const size = measureSchema(schema);
   if (size.beyond) {
     const why = `the schema is beyond the suite's bounds: ${size.beyond}`;
-    return { ok: false, dialect: dialectOf((schema as { $schema?: unknown }).$schema as string | undefined), errors: [why], unevaluable: why };
+    return {
+      ok: false,
+      dialect: dialectOf((schema as { $schema?: unknown }).$schema as string | undefined),
+      errors: [why],
+      unevaluable: why,
+    };
   }
   const key = JSON.stringify(schema);
   const hit = checked.get(key);
@@ -206,7 +211,7 @@ function checkUncached(schema: object, size: SchemaSize): SchemaCheck {
       return { ok: false, dialect, errors: [why] };
     }
     if (err instanceof RangeError) {
-      const why = 'the schema could not be compiled: it recurses without end (a $ref cycle) or beyond the validator\'s stack';
+      const why = "the schema could not be compiled: it recurses without end (a $ref cycle) or beyond the validator's stack";
       return { ok: false, dialect, errors: [why], unevaluable: why };
     }
     return { ok: false, dialect, errors: [`schema does not compile: ${(err as Error).message}`] };
@@ -242,7 +247,9 @@ export function neverThrowing(fn: ValidateFunction): ValidateFunction {
     } catch (err) {
       const keyword = err instanceof RegexBudgetError ? 'pattern' : err instanceof RangeError ? '$ref' : 'validate';
       const message =
-        err instanceof RangeError ? 'could not be evaluated: the schema recurses too deeply (stack exhausted)' : `could not be evaluated: ${describeThrown(err)}`;
+        err instanceof RangeError
+          ? 'could not be evaluated: the schema recurses too deeply (stack exhausted)'
+          : `could not be evaluated: ${describeThrown(err)}`;
       wrapped.errors = [{ instancePath: '', schemaPath: '#', keyword, params: { indeterminate: true }, message }];
       return false;
     }
@@ -253,7 +260,7 @@ export function neverThrowing(fn: ValidateFunction): ValidateFunction {
 }
 
 function describeThrown(err: unknown): string {
-  if (err instanceof RangeError) return 'it is nested or recursive beyond the validator\'s stack';
+  if (err instanceof RangeError) return "it is nested or recursive beyond the validator's stack";
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -59,7 +59,10 @@ export function legacyClientProfile(schema: ProtocolSchema, negotiated?: string)
 }
 
 /** `initialize` params: the suite's client capabilities, unless a probe declares others (`{}`: none). */
-export function initializeParams(protocolVersion: string = LEGACY_REVISION, capabilities: JsonObject = { ...LEGACY_CLIENT_CAPABILITIES }): JsonObject {
+export function initializeParams(
+  protocolVersion: string = LEGACY_REVISION,
+  capabilities: JsonObject = { ...LEGACY_CLIENT_CAPABILITIES },
+): JsonObject {
   return { protocolVersion, capabilities, clientInfo: { ...CLIENT_INFO } };
 }
 

@@ -102,14 +102,18 @@ export interface DriveOutcome {
   undeclared: UndeclaredRequest[];
 }
 
-
 /** The result asks for input (`resultType: "input_required"`). */
 export function isInputRequired(ex: Exchange | undefined): boolean {
   return ex?.result?.resultType === 'input_required';
 }
 
 /** Send `method` with `params` and drive it through every `input_required` round. */
-export async function completeRequest(session: Session, method: string, params: JsonObject, opts: DriveOptions = {}): Promise<DriveOutcome> {
+export async function completeRequest(
+  session: Session,
+  method: string,
+  params: JsonObject,
+  opts: DriveOptions = {},
+): Promise<DriveOutcome> {
   const capabilities = opts.capabilities ?? { ...INPUT_CAPABILITIES };
   const base = withMeta(session, params, capabilities);
   const outcome = emptyOutcome(method, capabilities);
@@ -123,7 +127,11 @@ export async function completeRequest(session: Session, method: string, params: 
  * first or retry): retries use that request's params without its
  * `inputResponses` / `requestState`, and the capabilities it declared.
  */
-export async function continueRequest(session: Session, exchange: Exchange, opts: Omit<DriveOptions, 'capabilities'> = {}): Promise<DriveOutcome> {
+export async function continueRequest(
+  session: Session,
+  exchange: Exchange,
+  opts: Omit<DriveOptions, 'capabilities'> = {},
+): Promise<DriveOutcome> {
   const base = baseParams(exchange);
   const outcome = emptyOutcome(exchange.method, declaredCapabilities(exchange));
   outcome.rounds.push(exchange);
@@ -189,7 +197,8 @@ export function answerInputRequests(
   inputRequests: unknown,
   answers: Record<string, ScriptedAnswer> = {},
 ): { ok: true; inputResponses: JsonObject } | { ok: false; stuck: StuckReason; problem: string } {
-  if (!isObject(inputRequests)) return { ok: false, stuck: 'unanswerable', problem: `inputRequests is not an object: ${JSON.stringify(inputRequests)}` };
+  if (!isObject(inputRequests))
+    return { ok: false, stuck: 'unanswerable', problem: `inputRequests is not an object: ${JSON.stringify(inputRequests)}` };
   const out: JsonObject = {};
   for (const [key, request] of Object.entries(inputRequests)) {
     const one = answerOne(key, request, answers[key]);
@@ -209,7 +218,11 @@ function answerOne(
   scripted: ScriptedAnswer | undefined,
 ): { ok: true; value: JsonObject } | { ok: false; stuck: StuckReason; problem: string } {
   const bad = (problem: string) => ({ ok: false as const, stuck: 'unanswerable' as const, problem: `inputRequests.${key}: ${problem}` });
-  const misfit = (problem: string) => ({ ok: false as const, stuck: 'script' as const, problem: `the scripted answer for ${key} ${problem}` });
+  const misfit = (problem: string) => ({
+    ok: false as const,
+    stuck: 'script' as const,
+    problem: `the scripted answer for ${key} ${problem}`,
+  });
   if (!isObject(request)) return bad('not a request object');
   const params = isObject(request.params) ? request.params : {};
   switch (request.method) {
@@ -221,7 +234,11 @@ function answerOne(
       if (!isObject(params.requestedSchema)) return bad('a form elicitation without a requestedSchema object');
       const example = validExample(params.requestedSchema, { optional: true });
       if (!example.ok) {
-        return { ok: false, stuck: 'no-value', problem: `inputRequests.${key}: no valid form value could be generated for requestedSchema (${example.problem})` };
+        return {
+          ok: false,
+          stuck: 'no-value',
+          problem: `inputRequests.${key}: no valid form value could be generated for requestedSchema (${example.problem})`,
+        };
       }
       return { ok: true, value: { action: 'accept', content: example.value as JsonObject } };
     }
@@ -264,7 +281,13 @@ function baseParams(ex: Exchange): JsonObject {
   return rest;
 }
 
-async function drive(session: Session, base: JsonObject, first: Exchange, opts: DriveOptions, outcome: DriveOutcome): Promise<DriveOutcome> {
+async function drive(
+  session: Session,
+  base: JsonObject,
+  first: Exchange,
+  opts: DriveOptions,
+  outcome: DriveOutcome,
+): Promise<DriveOutcome> {
   const maxRounds = opts.maxRounds ?? DEFAULT_MAX_ROUNDS;
   let current = first;
   for (;;) {
@@ -279,7 +302,12 @@ async function drive(session: Session, base: JsonObject, first: Exchange, opts: 
     const requests = result.inputRequests;
     const state = result.requestState;
     if (requests === undefined && state === undefined) {
-      return finish(outcome, 'stuck', 'input_required with neither inputRequests nor requestState: nothing to answer and no state to echo', 'empty');
+      return finish(
+        outcome,
+        'stuck',
+        'input_required with neither inputRequests nor requestState: nothing to answer and no state to echo',
+        'empty',
+      );
     }
     const extra: JsonObject = {};
     if (requests !== undefined) {
@@ -293,7 +321,12 @@ async function drive(session: Session, base: JsonObject, first: Exchange, opts: 
       }
       if (outcome.undeclared.length > 0) {
         const u = outcome.undeclared[0]!;
-        return finish(outcome, 'stuck', `inputRequests.${u.key} (${u.method}) needs ${u.needs}, which the client did not declare`, 'undeclared');
+        return finish(
+          outcome,
+          'stuck',
+          `inputRequests.${u.key} (${u.method}) needs ${u.needs}, which the client did not declare`,
+          'undeclared',
+        );
       }
       extra.inputResponses = answered.inputResponses;
     }
@@ -302,7 +335,15 @@ async function drive(session: Session, base: JsonObject, first: Exchange, opts: 
     if (outcome.rounds.length >= maxRounds) {
       return finish(outcome, 'unterminated', `still input_required after ${maxRounds} rounds`);
     }
-    const next = await send(session, outcome.method, base, extra, outcome.rounds.map((r) => r.id), opts, outcome);
+    const next = await send(
+      session,
+      outcome.method,
+      base,
+      extra,
+      outcome.rounds.map((r) => r.id),
+      opts,
+      outcome,
+    );
     if (!next) return outcome;
     current = next;
   }
@@ -343,7 +384,9 @@ async function send(
     const answered = responseId(frame.text);
     if (answered !== undefined && earlierIds.some((e) => e === answered)) {
       stale = { retryId: id, answeredId: answered, frames: [] };
-      stop.abort(new Error(`the server answered request ${JSON.stringify(id)} with the id ${JSON.stringify(answered)} of an earlier round`));
+      stop.abort(
+        new Error(`the server answered request ${JSON.stringify(id)} with the id ${JSON.stringify(answered)} of an earlier round`),
+      );
     }
   });
   try {
@@ -356,7 +399,11 @@ async function send(
       stale.frames = frames.filter((f) => f.dir === 'out' || responseId(f.text) !== undefined);
       outcome.staleAnswer = stale;
       outcome.unanswered = stale.frames;
-      finish(outcome, 'stale-id', `the retry (id ${JSON.stringify(id)}) was answered with the id ${JSON.stringify(stale.answeredId)} of an earlier round`);
+      finish(
+        outcome,
+        'stale-id',
+        `the retry (id ${JSON.stringify(id)}) was answered with the id ${JSON.stringify(stale.answeredId)} of an earlier round`,
+      );
       return undefined;
     }
     // The run's or the caller's abort is not an answer: it ends the check, not the drive.

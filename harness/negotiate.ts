@@ -74,18 +74,7 @@ export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
     return s;
   };
 
-  if (o.mode === 'legacy') {
-    const session = await connect('legacy');
-    const hs = await tryHandshake(session, o.legacySchema, o.modernSchema);
-    if (hs.ok) return legacyOpening(t, session, hs.hs, sessions, { how: 'forced', evidence: 'forced by --spec 2025-11-25' });
-    // Tell a modern-only server from one that is broken: probe it the modern way.
-    const probe = await probeEra(await connect('modern'), o.modernSchema, o.probeTimeoutMs);
-    t.useEra('legacy', o.legacySchema);
-    if (probe.era === 'modern') {
-      return failed(sessions, `this server speaks ${MODERN_REVISION} (modern) only (${hs.why}; ${probe.evidence}); run with --spec ${MODERN_REVISION}`);
-    }
-    return failed(sessions, `the server did not complete the initialize handshake (${hs.why})${wroteInstead(session)}${stderrOf(t, session)}`);
-  }
+  if (o.mode === 'legacy') return openForcedLegacy(t, o, connect, sessions);
 
   const first = await connect('modern');
   const probeTimeout = o.mode === 'auto' ? Math.min(o.probeTimeoutMs, first.requestTimeoutMs) : first.requestTimeoutMs;
@@ -96,10 +85,16 @@ export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
       const supported = (probe.exchange?.error?.data as JsonObject | undefined)?.supported;
       return failed(sessions, `the server speaks modern MCP but not ${o.modernRevision}: it supports ${JSON.stringify(supported)}`);
     }
-    return modernOpening(first, probe, sessions, {
-      how: o.mode === 'auto' ? 'detected' : 'forced',
-      evidence: o.mode === 'auto' ? probe.evidence : `forced by --spec ${o.modernRevision}; ${probe.evidence}`,
-    }, o.modernRevision);
+    return modernOpening(
+      first,
+      probe,
+      sessions,
+      {
+        how: o.mode === 'auto' ? 'detected' : 'forced',
+        evidence: o.mode === 'auto' ? probe.evidence : `forced by --spec ${o.modernRevision}; ${probe.evidence}`,
+      },
+      o.modernRevision,
+    );
   }
 
   // Not modern by the probe: fall back to initialize (after a timeout, on a fresh connection).
@@ -116,13 +111,48 @@ export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
   if (hs.ok) {
     const negotiated = hs.hs.negotiated!;
     if (o.mode === 'modern') {
-      return failed(sessions, `this server speaks ${negotiated} (legacy) only (${probe.evidence}; initialize succeeded); run with --spec ${LEGACY_REVISION}`);
+      return failed(
+        sessions,
+        `this server speaks ${negotiated} (legacy) only (${probe.evidence}; initialize succeeded); run with --spec ${LEGACY_REVISION}`,
+      );
     }
     return legacyOpening(t, legacySession, hs.hs, sessions, {
       how: 'detected',
       evidence: `${probe.evidence}; initialize answered with protocol version ${negotiated}`,
     });
   }
+  return neitherEra(t, o, { first, probe, hs, sessions, connect });
+}
+
+type Connect = (era: Era) => Promise<Session>;
+
+/** --spec 2025-11-25: the handshake, or one line telling a modern-only server from a broken one. */
+async function openForcedLegacy(t: Target, o: EraOptions, connect: Connect, sessions: Session[]): Promise<Opening> {
+  const session = await connect('legacy');
+  const hs = await tryHandshake(session, o.legacySchema, o.modernSchema);
+  if (hs.ok) return legacyOpening(t, session, hs.hs, sessions, { how: 'forced', evidence: 'forced by --spec 2025-11-25' });
+  // Tell a modern-only server from one that is broken: probe it the modern way.
+  const probe = await probeEra(await connect('modern'), o.modernSchema, o.probeTimeoutMs);
+  t.useEra('legacy', o.legacySchema);
+  if (probe.era === 'modern') {
+    return failed(
+      sessions,
+      `this server speaks ${MODERN_REVISION} (modern) only (${hs.why}; ${probe.evidence}); run with --spec ${MODERN_REVISION}`,
+    );
+  }
+  return failed(
+    sessions,
+    `the server did not complete the initialize handshake (${hs.why})${wroteInstead(session)}${stderrOf(t, session)}`,
+  );
+}
+
+/** Neither the probe nor the initialize fallback went as a server of either era would: the modern retry, or the cause. */
+async function neitherEra(
+  t: Target,
+  o: EraOptions,
+  w: { first: Session; probe: EraProbe; hs: Extract<HandshakeOutcome, { ok: false }>; sessions: Session[]; connect: Connect },
+): Promise<Opening> {
+  const { first, probe, hs, sessions, connect } = w;
   // Neither era answered as it should.
   t.useEra('modern', o.modernSchema);
   const how = o.mode === 'auto' ? ('detected' as const) : ('forced' as const);
@@ -132,17 +162,29 @@ export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
     const again = await connect('modern');
     const retry = await probeEra(again, o.modernSchema, again.requestTimeoutMs);
     if (retry.era !== 'modern') return failed(sessions, `${noAnswer(t, again, retry)}; initialize answered ${hs.why}`);
-    return modernOpening(again, retry, sessions, {
-      how,
-      evidence: `${probe.evidence}; initialize answered ${hs.why}, a recognized modern error (${hs.modernError}); on a fresh connection ${retry.evidence}`,
-    }, o.modernRevision);
+    return modernOpening(
+      again,
+      retry,
+      sessions,
+      {
+        how,
+        evidence: `${probe.evidence}; initialize answered ${hs.why}, a recognized modern error (${hs.modernError}); on a fresh connection ${retry.evidence}`,
+      },
+      o.modernRevision,
+    );
   }
   // An error to server/discover and none to initialize: judged as a modern server whose server/discover failed.
   first.useProfile(modernProfile(o.modernRevision, o.modernSchema));
-  return modernOpening(first, probe, sessions, {
-    how,
-    evidence: `${probe.evidence}; the initialize fallback failed (${hs.why})${hs.modernError ? `, a recognized modern error (${hs.modernError})` : ''}`,
-  }, o.modernRevision);
+  return modernOpening(
+    first,
+    probe,
+    sessions,
+    {
+      how,
+      evidence: `${probe.evidence}; the initialize fallback failed (${hs.why})${hs.modernError ? `, a recognized modern error (${hs.modernError})` : ''}`,
+    },
+    o.modernRevision,
+  );
 }
 
 type HandshakeOutcome = { ok: true; hs: Handshake } | { ok: false; why: string; modernError?: string };
@@ -179,7 +221,13 @@ function discoveryOf(exchange: Exchange): Discovery {
   return { exchange, capabilities, problem: 'server/discover result has no capabilities object' };
 }
 
-function legacyOpening(t: Target, session: Session, hs: Handshake, sessions: Session[], era: Omit<EraInfo, 'era' | 'negotiatedVersion'>): Opening {
+function legacyOpening(
+  t: Target,
+  session: Session,
+  hs: Handshake,
+  sessions: Session[],
+  era: Omit<EraInfo, 'era' | 'negotiatedVersion'>,
+): Opening {
   t.recordHandshake(session, hs);
   const capabilities = initializeCapabilities(hs);
   const info = hs.initialize.result?.serverInfo as JsonObject | undefined;
@@ -213,4 +261,3 @@ function stderrOf(t: Target, session: Session, said = ''): string {
   // A connection closed by the process's exit already quotes its stderr.
   return tail && !said.includes(tail) ? `; stderr: ${tail}` : '';
 }
-

@@ -92,7 +92,10 @@ function tellReaper(line: string): void {
   if (process.platform === 'win32') return;
   if (!reaper) {
     try {
-      reaper = spawn(process.execPath, ['-e', REAPER_SOURCE, TAG_VARIABLE, `${RUN_TAG}-`], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+      reaper = spawn(process.execPath, ['-e', REAPER_SOURCE, TAG_VARIABLE, `${RUN_TAG}-`], {
+        stdio: ['pipe', 'ignore', 'ignore'],
+        detached: true,
+      });
     } catch {
       return;
     }
@@ -201,7 +204,11 @@ export class ServerProcess {
   stderrTail(lines = 20): string {
     const clipped = this.stderrBuf.length > this.stderrLimit;
     const text = this.redactor.redact(this.stderrBuf.slice(-this.stderrLimit), clipped ? { clipped: 'start' } : {});
-    return text.split('\n').slice(-lines - 1).join('\n').trimEnd();
+    return text
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n')
+      .trimEnd();
   }
 
   /** How the process ended, in words. */

@@ -210,7 +210,8 @@ function screenUncached(pattern: string, flags: string): string | undefined {
     return undefined; // not this screen's business: the schema checks judge an invalid pattern
   }
   const shown = `pattern ${showPattern(pattern)}`;
-  if (catastrophic.has(keyOf(pattern, flags))) return `${shown} overran the ${REGEX_BUDGET_MS} ms matching budget earlier in the run (catastrophic backtracking)`;
+  if (catastrophic.has(keyOf(pattern, flags)))
+    return `${shown} overran the ${REGEX_BUDGET_MS} ms matching budget earlier in the run (catastrophic backtracking)`;
   const expansion = countedExpansion(pattern);
   if (expansion > MAX_PATTERN_EXPANSION) {
     return `${shown} asks for strings of more than ${MAX_PATTERN_EXPANSION.toLocaleString('en-US')} characters (nested counted repetition), beyond the generator's bounds`;

@@ -304,7 +304,10 @@ export class Session {
     await this.transport.start({
       message: (text, http) => this.onInbound(text, http),
       violation: (kind, detail, excerpt) => {
-        const frame = excerpt === undefined ? undefined : { ...this.record('in', this.opts.redactor.redact(excerpt, { clipped: 'end' })), truncated: true };
+        const frame =
+          excerpt === undefined
+            ? undefined
+            : { ...this.record('in', this.opts.redactor.redact(excerpt, { clipped: 'end' })), truncated: true };
         this.violate(kind as ViolationKind, detail, frame);
       },
       closed: (reason) => this.onClosed(reason),
@@ -459,7 +462,11 @@ export class Session {
    * Build a request as `request` would send it (the next id, the era's
    * `_meta`), without sending it: for `rawHttp`.
    */
-  message(method: string, params: JsonObject = {}, opts: Pick<RequestOptions, 'meta' | 'id'> = {}): JsonObject & { id: RequestId; method: string } {
+  message(
+    method: string,
+    params: JsonObject = {},
+    opts: Pick<RequestOptions, 'meta' | 'id'> = {},
+  ): JsonObject & { id: RequestId; method: string } {
     const meta = this.profile.meta(opts.meta);
     const fullParams: JsonObject = { ...params };
     if (meta) fullParams._meta = { ...(params._meta as JsonObject | undefined), ...meta };
@@ -486,7 +493,7 @@ export class Session {
     headersOnly?: boolean;
   }): Promise<RawHttpResponse & { frames: WireFrame[] }> {
     if (!this.transport.raw) throw new TransportError('rawHttp: this connection is not Streamable HTTP');
-    if (this.closedReason) throw new ConnectionClosedError(req.message?.method as string ?? req.method ?? 'POST', this.closedReason);
+    if (this.closedReason) throw new ConnectionClosedError((req.message?.method as string) ?? req.method ?? 'POST', this.closedReason);
     const text = req.message ? JSON.stringify(req.message) : req.body;
     const httpMethod = req.method ?? 'POST';
     const frames = [this.record('out', text ?? `(HTTP ${httpMethod} without a body)`)];
@@ -537,7 +544,8 @@ export class Session {
     if (this.pending.has(key)) return Promise.reject(new Error(`internal: id ${String(id)} is already in flight`));
 
     const requested = opts.timeoutMs ?? this.opts.requestTimeoutMs;
-    const plan: WaitPlan = this.opts.timeouts && Number.isFinite(requested) ? this.opts.timeouts.plan(method, params, requested) : { timeoutMs: requested };
+    const plan: WaitPlan =
+      this.opts.timeouts && Number.isFinite(requested) ? this.opts.timeouts.plan(method, params, requested) : { timeoutMs: requested };
     if (plan.known) {
       // Already found silent: fail at once, naming the timeout that decided it.
       return Promise.reject(TimeoutLedger.known(method, params, plan.known));
@@ -747,7 +755,11 @@ export class Session {
     const frame = this.record('in', rawText, http, this.ownerOfInbound(parsed ? msg : undefined, http));
     if (!parsed) {
       this.received.other++;
-      this.violate('not-json', `the server sent a ${this.kind === 'stdio' ? 'line' : 'message'} that is not JSON: ${truncate(frame.text, 200)}`, frame);
+      this.violate(
+        'not-json',
+        `the server sent a ${this.kind === 'stdio' ? 'line' : 'message'} that is not JSON: ${truncate(frame.text, 200)}`,
+        frame,
+      );
       return;
     }
     if (Array.isArray(msg)) {
@@ -786,9 +798,14 @@ export class Session {
     } else if ('method' in obj) {
       this.received.notifications++;
       const checked = this.validate(obj);
-      if (checked.unvalidated) this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
+      if (checked.unvalidated)
+        this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
       else if (checked.errors.length) {
-        this.violate('schema-invalid', `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`, frame);
+        this.violate(
+          'schema-invalid',
+          `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`,
+          frame,
+        );
       }
       this.routeNotification(obj, frame);
     } else {
@@ -804,7 +821,8 @@ export class Session {
     try {
       return this.profile.schema.validateInbound(obj, method);
     } catch (err) {
-      const why = err instanceof RangeError ? 'it is nested too deeply for the validator' : err instanceof Error ? err.message : String(err);
+      const why =
+        err instanceof RangeError ? 'it is nested too deeply for the validator' : err instanceof Error ? err.message : String(err);
       return { def: 'message', errors: [], unvalidated: why };
     }
   }
@@ -826,7 +844,8 @@ export class Session {
     }
     if (!pending && (typeof id === 'string' || typeof id === 'number')) {
       // A response to a request the suite cancelled: evidence for the check that cancelled it.
-      const late = this.cancelledRequests.get(idKey(id)) ?? this.cancelledRequests.get(idKey(typeof id === 'string' ? Number(id) : String(id)));
+      const late =
+        this.cancelledRequests.get(idKey(id)) ?? this.cancelledRequests.get(idKey(typeof id === 'string' ? Number(id) : String(id)));
       if (late && String(late.id) === String(id)) {
         late.late.push(frame);
         if (late.method === 'subscriptions/listen') this.router.byId(late.id)?.deliver(obj, frame, 'response');
@@ -838,15 +857,24 @@ export class Session {
       if (http?.notification) {
         this.violate('notification-response', `the server answered a notification's POST with a JSON-RPC response (id ${shown})`, frame);
       } else if (!hasId) {
-        this.violate('response-without-id', `the server sent a response with ${id === null ? 'a null id' : 'no id'} that answers no request`, frame);
+        this.violate(
+          'response-without-id',
+          `the server sent a response with ${id === null ? 'a null id' : 'no id'} that answers no request`,
+          frame,
+        );
       } else {
         const state = this.ids.get(idKey(id));
         if (state === 'answered') this.violate('duplicate-response', `the server answered request ${shown} a second time`, frame);
         else if (state === 'asked') {
-          this.violate('stale-round-response', `the server answered request ${shown}, whose answer asked for input, a second time (a retry answered on the id of an earlier round)`, frame);
-        }
-        else if (state === 'abandoned') this.violate('late-response', `the server answered request ${shown} after the suite had stopped waiting`, frame);
-        else this.violate('unknown-id', `the server sent a response with id ${shown}, which the suite never used on this connection`, frame);
+          this.violate(
+            'stale-round-response',
+            `the server answered request ${shown}, whose answer asked for input, a second time (a retry answered on the id of an earlier round)`,
+            frame,
+          );
+        } else if (state === 'abandoned')
+          this.violate('late-response', `the server answered request ${shown} after the suite had stopped waiting`, frame);
+        else
+          this.violate('unknown-id', `the server sent a response with id ${shown}, which the suite never used on this connection`, frame);
       }
       return;
     }
@@ -925,20 +953,22 @@ export class Session {
    */
   private answerServerRequest(obj: JsonObject, frame: WireFrame): void {
     const checked = this.validate(obj);
-    if (checked.unvalidated) this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
+    if (checked.unvalidated)
+      this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
     else if (checked.errors.length) {
-      this.violate('schema-invalid', `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`, frame);
+      this.violate(
+        'schema-invalid',
+        `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`,
+        frame,
+      );
     }
     const params = typeof obj.params === 'object' && obj.params !== null ? (obj.params as JsonObject) : undefined;
     const answer = this.profile.answer!(String(obj.method), params);
     const text = JSON.stringify({ jsonrpc: '2.0', id: obj.id, ...answer });
     if (this.closedReason) return;
     this.record('out', text);
-    this.transport
-      .send(text, { protocolVersion: this.profile.headerVersion, era: this.profile.era })
-      .catch(() => undefined);
+    this.transport.send(text, { protocolVersion: this.profile.headerVersion, era: this.profile.era }).catch(() => undefined);
   }
-
 
   private routeNotification(obj: JsonObject, frame: WireFrame): void {
     this.router.route(obj, frame);

@@ -37,7 +37,8 @@ export class StdioTransport implements Transport {
           `a stdout line exceeded the maximum message size (${this.opts.maxMessageBytes} bytes; ${bytes} bytes so far) and was dropped; it begins: ${this.opts.redactor.redact(head.slice(0, 200), { clipped: 'end' })}`,
           head,
         ),
-      (line) => sink.violation('not-utf8', 'a stdout line is not well-formed UTF-8 (read with replacement characters)', line.slice(0, 2048)),
+      (line) =>
+        sink.violation('not-utf8', 'a stdout line is not well-formed UTF-8 (read with replacement characters)', line.slice(0, 2048)),
     );
     proc.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
     proc.stdout.on('end', () => splitter.end());

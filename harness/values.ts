@@ -34,7 +34,8 @@ export function validExample(schema: unknown, opts: ExampleOptions = {}): Exampl
   try {
     value = exampleValue(schema, opts);
   } catch (err) {
-    if (err instanceof GenerationLimit) return { ok: false, problem: `the schema asks for a value beyond the generator's bounds: ${err.message}` };
+    if (err instanceof GenerationLimit)
+      return { ok: false, problem: `the schema asks for a value beyond the generator's bounds: ${err.message}` };
     throw err;
   }
   if (compiled.validate(value)) return { ok: true, value };
@@ -104,7 +105,8 @@ function objectValue(s: S, opts: ExampleOptions, again: (sub: unknown) => unknow
 
 function arrayValue(s: S, again: (sub: unknown) => unknown): unknown[] {
   const min = typeof s.minItems === 'number' ? s.minItems : 0;
-  if (min > GENERATION_LIMITS.maxItems) throw new GenerationLimit(`minItems ${min} (at most ${GENERATION_LIMITS.maxItems} items are built)`);
+  if (min > GENERATION_LIMITS.maxItems)
+    throw new GenerationLimit(`minItems ${min} (at most ${GENERATION_LIMITS.maxItems} items are built)`);
   const items = s.items as S | undefined;
   // A multi-select enum: distinct choices, as many as asked for (at least one).
   const choices = Array.isArray(items?.enum)
@@ -144,8 +146,18 @@ function stringValue(s: S): string {
 }
 
 function numberValue(s: S, integer: boolean): number {
-  const lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + (integer ? 1 : 0.5) : undefined;
-  const hi = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - (integer ? 1 : 0.5) : undefined;
+  const lo =
+    typeof s.minimum === 'number'
+      ? s.minimum
+      : typeof s.exclusiveMinimum === 'number'
+        ? s.exclusiveMinimum + (integer ? 1 : 0.5)
+        : undefined;
+  const hi =
+    typeof s.maximum === 'number'
+      ? s.maximum
+      : typeof s.exclusiveMaximum === 'number'
+        ? s.exclusiveMaximum - (integer ? 1 : 0.5)
+        : undefined;
   // Whole numbers where the bounds allow (an elicitation answer carries integers, not fractions).
   let n = lo !== undefined ? Math.ceil(lo) : hi !== undefined ? Math.min(1, Math.floor(hi)) : 1;
   if (!integer && lo !== undefined && hi !== undefined && n > hi) n = lo;

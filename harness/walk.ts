@@ -68,7 +68,11 @@ export async function walkList(session: Session, method: string, itemsKey: strin
       walk.emptyCursor = { issuedBy: walk.pages.length - 1, outcome, exchange: ex };
       if (outcome !== 'continued') {
         const what = outcome === 'error' ? `an error ${jsonOf(ex.error) ?? '(too deeply nested to show)'}` : 'the first page again';
-        walk.problem = { kind: 'empty-cursor', detail: `${method} with the empty-string cursor it issued answered with ${what}`, exchange: ex };
+        walk.problem = {
+          kind: 'empty-cursor',
+          detail: `${method} with the empty-string cursor it issued answered with ${what}`,
+          exchange: ex,
+        };
         walk.exhausted = true;
         return walk;
       }
@@ -76,7 +80,11 @@ export async function walkList(session: Session, method: string, itemsKey: strin
     walk.pages.push(ex);
     walk.cursors.push(cursor);
     if (ex.error || !ex.result) {
-      walk.problem = { kind: 'error', detail: `${method} answered with an error: ${jsonOf(ex.error) ?? '(too deeply nested to show)'}`, exchange: ex };
+      walk.problem = {
+        kind: 'error',
+        detail: `${method} answered with an error: ${jsonOf(ex.error) ?? '(too deeply nested to show)'}`,
+        exchange: ex,
+      };
       return walk;
     }
     const items = ex.result[itemsKey];
@@ -92,7 +100,11 @@ export async function walkList(session: Session, method: string, itemsKey: strin
       return walk;
     }
     if (typeof next !== 'string') {
-      walk.problem = { kind: 'bad-shape', detail: `nextCursor is not a string: ${jsonOf(next) ?? '(too deeply nested to show)'}`, exchange: ex };
+      walk.problem = {
+        kind: 'bad-shape',
+        detail: `nextCursor is not a string: ${jsonOf(next) ?? '(too deeply nested to show)'}`,
+        exchange: ex,
+      };
       return walk;
     }
     if (seen.has(next)) {

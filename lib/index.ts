@@ -33,7 +33,11 @@ export function abortedResult(cause: string, options: Pick<RunOptions, 'command'
     tool: toolVersion(),
     startedAt: new Date().toISOString(),
     durationMs: 0,
-    target: { transport: options.url ? 'http' : 'stdio', ...(options.command ? { command: options.command } : {}), ...(options.url ? { url: options.url } : {}) },
+    target: {
+      transport: options.url ? 'http' : 'stdio',
+      ...(options.command ? { command: options.command } : {}),
+      ...(options.url ? { url: options.url } : {}),
+    },
     revision: options.spec ?? DEFAULTS.spec,
     strict: !!options.strict,
     checks: [],
@@ -54,7 +58,11 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
   } catch (err) {
     return abortedResult((err as Error).message, options);
   }
-  const plan = { include: options.checks ?? [], exclude: [...(skip ?? []), ...(options.config?.checks?.exclude ?? [])], ...(shard ? { shard } : {}) };
+  const plan = {
+    include: options.checks ?? [],
+    exclude: [...(skip ?? []), ...(options.config?.checks?.exclude ?? [])],
+    ...(shard ? { shard } : {}),
+  };
   const selected = planChecks(plan);
   if (selected.length === 0) return abortedResult(`no check is left to run by ${describePlan(plan)} (see "mcp-conformance list")`, options);
   const onResult = engine.onResult;

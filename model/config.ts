@@ -91,4 +91,3 @@ export interface LoadedConfig {
   dir: string;
   config: Config;
 }
-

@@ -40,4 +40,3 @@ export interface WireFrame {
   /** HTTP details for frames carried over Streamable HTTP. */
   http?: { status?: number; contentType?: string; stream?: boolean; requestId?: string | number; standalone?: boolean };
 }
-

@@ -10,7 +10,18 @@
  */
 import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '../model/results.js';
 import { safeClip, safeText } from './escape.js';
-import { LEGEND, VERDICT_LABEL, countVerdicts, countsText, formatDuration, frameText, lastFrames, overallVerdict, replayCommand, specText } from './text.js';
+import {
+  LEGEND,
+  VERDICT_LABEL,
+  countVerdicts,
+  countsText,
+  formatDuration,
+  frameText,
+  lastFrames,
+  overallVerdict,
+  replayCommand,
+  specText,
+} from './text.js';
 
 export interface ConsoleOptions {
   /** Emit ANSI SGR colour codes. */
@@ -53,8 +64,7 @@ type Paint = (text: string, ...styles: Style[]) => string;
 
 function painter(color: boolean): Paint {
   if (!color) return (text) => text;
-  return (text, ...styles) =>
-    styles.length === 0 || text === '' ? text : `\x1b[${styles.map((s) => SGR[s]).join(';')}m${text}\x1b[0m`;
+  return (text, ...styles) => (styles.length === 0 || text === '' ? text : `\x1b[${styles.map((s) => SGR[s]).join(';')}m${text}\x1b[0m`);
 }
 
 const MARK: Record<Verdict, string> = {
@@ -132,7 +142,8 @@ function renderReplays(run: RunResult, paint: Paint, out: string[]): void {
   const lines: string[] = [];
   for (const c of run.checks) {
     for (const r of c.results) {
-      for (const f of r.findings) if (f.replay) lines.push(`  ${safeText(c.id)} [${safeClip(r.subject, 200)}]: ${replayCommand(run, f.replay)}`);
+      for (const f of r.findings)
+        if (f.replay) lines.push(`  ${safeText(c.id)} [${safeClip(r.subject, 200)}]: ${replayCommand(run, f.replay)}`);
     }
   }
   if (lines.length === 0) return;
@@ -197,7 +208,8 @@ function renderHeader(run: RunResult, paint: Paint, out: string[]): void {
 /** `legacy era, detected: …` — how the run came to speak its era. */
 function eraText(run: RunResult): string {
   const e = run.era!;
-  const negotiated = e.negotiatedVersion && e.negotiatedVersion !== run.revision ? `; the server negotiated ${safeClip(e.negotiatedVersion, 40)}` : '';
+  const negotiated =
+    e.negotiatedVersion && e.negotiatedVersion !== run.revision ? `; the server negotiated ${safeClip(e.negotiatedVersion, 40)}` : '';
   return `${safeText(e.era)} era, ${e.how === 'detected' ? `detected: ${safeClip(e.evidence, 300)}` : safeClip(e.evidence, 300)}${negotiated}`;
 }
 
@@ -302,7 +314,15 @@ function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: st
 }
 
 /** Findings of a fail / warn subject, indented by `indent`. */
-function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult, flags: RenderFlags): void {
+function renderSubjectBody(
+  r: SubjectResult,
+  paint: Paint,
+  verbose: boolean,
+  indent: number,
+  out: string[],
+  run: RunResult,
+  flags: RenderFlags,
+): void {
   const ind = pad(indent);
   if (r.reason !== undefined && r.reason !== '') {
     out.push(`${ind}${paint('Note:', 'dim')} ${safeClip(r.reason, verbose ? FIELD_CHARS_VERBOSE : FIELD_CHARS)}`);
@@ -319,7 +339,15 @@ function renderSubjectBody(r: SubjectResult, paint: Paint, verbose: boolean, ind
   }
 }
 
-function renderFinding(f: Finding, paint: Paint, verbose: boolean, indent: number, out: string[], run: RunResult, flags: RenderFlags): void {
+function renderFinding(
+  f: Finding,
+  paint: Paint,
+  verbose: boolean,
+  indent: number,
+  out: string[],
+  run: RunResult,
+  flags: RenderFlags,
+): void {
   const ind = pad(indent);
   const max = verbose ? FIELD_CHARS_VERBOSE : FIELD_CHARS;
   const field = (label: string, value: string): void => {
@@ -368,7 +396,9 @@ function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: strin
     paint(`${s.notObserved} not observed`, s.notObserved ? 'magenta' : 'dim'),
   ];
   if (run.baseline) parts.push(paint(`${run.baseline.expected} expected`, 'dim'));
-  out.push(`${paint('Summary:', 'bold')} ${parts.join(', ')}  (${s.total} results, ${run.checks.length} checks, ${formatDuration(run.durationMs)})`);
+  out.push(
+    `${paint('Summary:', 'bold')} ${parts.join(', ')}  (${s.total} results, ${run.checks.length} checks, ${formatDuration(run.durationMs)})`,
+  );
   if (s.total > 0) out.push(paint(`Legend: ${LEGEND}`, 'dim'));
   renderBaseline(run, paint, out);
 
@@ -376,7 +406,10 @@ function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: strin
     out.push(
       run.strict
         ? paint(`--strict: ${s.warn} warning${s.warn === 1 ? '' : 's'} counted as failure${s.warn === 1 ? '' : 's'}.`, 'yellow')
-        : paint(`${s.warn} warning${s.warn === 1 ? '' : 's'} not counted as failure${s.warn === 1 ? '' : 's'} (use --strict to count them).`, 'dim'),
+        : paint(
+            `${s.warn} warning${s.warn === 1 ? '' : 's'} not counted as failure${s.warn === 1 ? '' : 's'} (use --strict to count them).`,
+            'dim',
+          ),
     );
   } else if (run.strict) {
     out.push(paint('--strict: warnings count as failures.', 'dim'));
@@ -419,9 +452,19 @@ function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: strin
 function renderBaseline(run: RunResult, paint: Paint, out: string[]): void {
   const b = run.baseline;
   if (!b) return;
-  out.push(paint(`Baseline ${safeText(b.path)}: ${b.expected} expected result${b.expected === 1 ? '' : 's'}, ${b.stale.length} stale entr${b.stale.length === 1 ? 'y' : 'ies'}`, 'dim'));
+  out.push(
+    paint(
+      `Baseline ${safeText(b.path)}: ${b.expected} expected result${b.expected === 1 ? '' : 's'}, ${b.stale.length} stale entr${b.stale.length === 1 ? 'y' : 'ies'}`,
+      'dim',
+    ),
+  );
   for (const e of b.stale) out.push(paint(`  ✗ stale: ${safeClip(e.why, 600)}`, 'red', 'bold'));
   if (b.unconfirmed.length > 0) {
-    out.push(paint(`  ${b.unconfirmed.length} entr${b.unconfirmed.length === 1 ? 'y' : 'ies'} not confirmed by this run (not counted): ${b.unconfirmed.map((e) => safeClip(e.check, 100)).join(', ')}`, 'dim'));
+    out.push(
+      paint(
+        `  ${b.unconfirmed.length} entr${b.unconfirmed.length === 1 ? 'y' : 'ies'} not confirmed by this run (not counted): ${b.unconfirmed.map((e) => safeClip(e.check, 100)).join(', ')}`,
+        'dim',
+      ),
+    );
   }
 }

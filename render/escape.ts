@@ -47,9 +47,7 @@ export function escapeChar(ch: string): string {
       return '\\t';
     default: {
       const code = ch.charCodeAt(0);
-      return code <= 0xff
-        ? '\\x' + code.toString(16).padStart(2, '0')
-        : '\\u' + code.toString(16).padStart(4, '0');
+      return code <= 0xff ? '\\x' + code.toString(16).padStart(2, '0') : '\\u' + code.toString(16).padStart(4, '0');
     }
   }
 }

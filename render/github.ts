@@ -67,11 +67,19 @@ export function renderAnnotations(run: RunResult): string {
     lines.push(`::${kind} title=${cmdProperty(safeClip(`mcp-conformance ${label(p)}`, 300))}::${cmdData(message)}`);
   }
   for (const e of run.baseline?.stale ?? []) {
-    lines.push(`::error title=${cmdProperty('mcp-conformance stale baseline entry')}::${cmdData(safeClip(`${e.why} (${run.baseline!.path})`, FIELD_CHARS))}`);
+    lines.push(
+      `::error title=${cmdProperty('mcp-conformance stale baseline entry')}::${cmdData(safeClip(`${e.why} (${run.baseline!.path})`, FIELD_CHARS))}`,
+    );
   }
-  if (run.aborted !== undefined) lines.push(`::error title=${cmdProperty('mcp-conformance run aborted')}::${cmdData(safeClip(run.aborted, FIELD_CHARS, { multiline: true }))}`);
+  if (run.aborted !== undefined)
+    lines.push(
+      `::error title=${cmdProperty('mcp-conformance run aborted')}::${cmdData(safeClip(run.aborted, FIELD_CHARS, { multiline: true }))}`,
+    );
   const shown = lines.slice(0, MAX_ANNOTATIONS);
-  if (lines.length > shown.length) shown.push(`::notice title=mcp-conformance::${lines.length - shown.length} more annotations left out; see the step summary and the reports`);
+  if (lines.length > shown.length)
+    shown.push(
+      `::notice title=mcp-conformance::${lines.length - shown.length} more annotations left out; see the step summary and the reports`,
+    );
   return shown.length ? shown.join('\n') + '\n' : '';
 }
 

@@ -17,7 +17,18 @@
 import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '../model/results.js';
 import { VERDICTS } from '../model/results.js';
 import { safeClip, safeText } from './escape.js';
-import { VERDICT_LABEL, countVerdicts, countsText, formatDuration, frameText, groupByArea, overallVerdict, replayCommand, specText, specUrl } from './text.js';
+import {
+  VERDICT_LABEL,
+  countVerdicts,
+  countsText,
+  formatDuration,
+  frameText,
+  groupByArea,
+  overallVerdict,
+  replayCommand,
+  specText,
+  specUrl,
+} from './text.js';
 
 const FIELD_CHARS = 8000;
 const WIRE_CHARS = 4000;
@@ -161,7 +172,9 @@ function summary(run: RunResult): string {
     `<p class="counts">${counts.map(([v, n]) => `<span data-count="${v}"><span class="mark m-${v}">${MARK[v]}</span>${n} ${VERDICT_LABEL[v]}</span>`).join('')}` +
       `${run.baseline ? `<span data-count="expected"><span class="mark m-expected">~</span>${run.baseline.expected} expected</span>` : ''}` +
       ` <span class="counts-small">(${s.total} results)</span></p>`,
-    run.aborted !== undefined ? `<p class="m-fail"><strong>ABORTED:</strong> <span style="white-space:pre-wrap">${h(run.aborted, 4000)}</span></p>` : '',
+    run.aborted !== undefined
+      ? `<p class="m-fail"><strong>ABORTED:</strong> <span style="white-space:pre-wrap">${h(run.aborted, 4000)}</span></p>`
+      : '',
     '</section>',
   ].join('\n');
 }
@@ -172,7 +185,9 @@ function checkHtml(c: CheckResult, run: RunResult): string {
   const counts = c.results.length > 1 ? ` <span class="counts-small">(${h(countsText(countVerdicts(c.results)))})</span>` : '';
   const single = c.results.length === 1 ? c.results[0]! : undefined;
   const inlineReason =
-    single && (single.verdict === 'skip' || single.verdict === 'not-observed') ? ` <span class="reason">— ${h(VERDICT_LABEL[single.verdict])}: ${h(single.reason ?? '', 1000)}</span>` : '';
+    single && (single.verdict === 'skip' || single.verdict === 'not-observed')
+      ? ` <span class="reason">— ${h(VERDICT_LABEL[single.verdict])}: ${h(single.reason ?? '', 1000)}</span>`
+      : '';
   const subjects = c.results.map((r) => subjectHtml(c, r, run)).join('\n');
   return [
     `<details class="check v-${v}" data-verdict="${v}" data-check="${h(c.id, 200, false)}"${problem ? ' open' : ''}>`,
@@ -186,7 +201,11 @@ function checkHtml(c: CheckResult, run: RunResult): string {
 
 function subjectHtml(c: CheckResult, r: SubjectResult, run: RunResult): string {
   const v: Verdict | 'expected' = r.expected && (r.verdict === 'fail' || r.verdict === 'warn') ? 'expected' : r.verdict;
-  const note = r.expected ? ` <span class="reason">— expected ${h(r.verdict)} (baseline: ${h(r.expected.reason, 500)})</span>` : r.reason ? ` <span class="reason">— ${h(r.reason, 2000)}</span>` : '';
+  const note = r.expected
+    ? ` <span class="reason">— expected ${h(r.verdict)} (baseline: ${h(r.expected.reason, 500)})</span>`
+    : r.reason
+      ? ` <span class="reason">— ${h(r.reason, 2000)}</span>`
+      : '';
   const findings = r.findings.map((f, i) => findingHtml(f, i, r.findings.length, run, c.requirement)).join('\n');
   return `<div class="subject" data-subject="${h(r.subject, 300, false)}" data-verdict="${r.verdict}"><span class="mark m-${v}">${MARK[v]}</span>${h(r.subject, 300)} <span class="counts-small">${h(VERDICT_LABEL[r.verdict])}</span>${note}${findings}</div>`;
 }
@@ -194,12 +213,16 @@ function subjectHtml(c: CheckResult, r: SubjectResult, run: RunResult): string {
 function findingHtml(f: Finding, i: number, n: number, run: RunResult, quoted: string): string {
   const rows: Array<[string, string]> = [
     // The check's quote is shown above; a finding's own requirement (a part's rule) is shown when it differs.
-    ...(f.requirement !== quoted ? ([['Requirement', `<blockquote class="quote">${h(f.requirement)}</blockquote>`]] as Array<[string, string]>) : []),
+    ...(f.requirement !== quoted
+      ? ([['Requirement', `<blockquote class="quote">${h(f.requirement)}</blockquote>`]] as Array<[string, string]>)
+      : []),
     ['Expected', h(f.expected)],
     ['Actual', h(f.actual)],
   ];
   if (f.replay) rows.push(['Replay', `<code>${h(replayCommand(run, f.replay), 2000)}</code>`]);
-  const wire = f.wire.length ? `<dt>Wire</dt><dd><pre class="wire">${f.wire.map((w) => h(frameText(w, WIRE_CHARS), WIRE_CHARS + 100, false)).join('\n')}</pre></dd>` : '';
+  const wire = f.wire.length
+    ? `<dt>Wire</dt><dd><pre class="wire">${f.wire.map((w) => h(frameText(w, WIRE_CHARS), WIRE_CHARS + 100, false)).join('\n')}</pre></dd>`
+    : '';
   return `<dl class="finding">${n > 1 ? `<p><strong>Finding ${i + 1} of ${n}</strong></p>` : ''}${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}${wire}</dl>`;
 }
 
@@ -207,18 +230,25 @@ function footer(run: RunResult): string {
   const out: string[] = [];
   const b = run.baseline;
   if (b) {
-    out.push(`<section id="baseline"><h2>Baseline</h2><p>${h(b.path)}: ${b.expected} expected, ${b.stale.length} stale, ${b.unconfirmed.length} not confirmed.</p>`);
-    if (b.stale.length) out.push(`<ul>${b.stale.map((e) => `<li class="m-fail">stale: ${h(e.why)} (reason was: ${h(e.reason, 500)})</li>`).join('')}</ul>`);
+    out.push(
+      `<section id="baseline"><h2>Baseline</h2><p>${h(b.path)}: ${b.expected} expected, ${b.stale.length} stale, ${b.unconfirmed.length} not confirmed.</p>`,
+    );
+    if (b.stale.length)
+      out.push(`<ul>${b.stale.map((e) => `<li class="m-fail">stale: ${h(e.why)} (reason was: ${h(e.reason, 500)})</li>`).join('')}</ul>`);
     if (b.unconfirmed.length) out.push(`<ul>${b.unconfirmed.map((e) => `<li>${h(e.why)}</li>`).join('')}</ul>`);
     out.push('</section>');
   }
   if (run.harnessErrors.length) {
-    out.push(`<section id="harness-errors"><h2>Harness errors</h2><ul>${run.harnessErrors.map((e) => `<li><pre>${h(e)}</pre></li>`).join('')}</ul></section>`);
+    out.push(
+      `<section id="harness-errors"><h2>Harness errors</h2><ul>${run.harnessErrors.map((e) => `<li><pre>${h(e)}</pre></li>`).join('')}</ul></section>`,
+    );
   }
   const stderr = run.stderr.replace(/\s+$/, '');
   if (stderr !== '') {
     const lines = safeText(stderr, { multiline: true }).split('\n').slice(-STDERR_LINES).join('\n');
-    out.push(`<section id="stderr"><h2>Server stderr</h2><p class="reason">Attached, never judged.</p><pre>${h(lines, 200_000)}</pre></section>`);
+    out.push(
+      `<section id="stderr"><h2>Server stderr</h2><p class="reason">Attached, never judged.</p><pre>${h(lines, 200_000)}</pre></section>`,
+    );
   }
   return out.join('\n');
 }

@@ -131,7 +131,12 @@ export function within<T>(ms: number, what: string, work: Promise<T>): Promise<T
  * path fails or hangs (a read-only folder, a path under /proc) goes to the
  * fallback folder under the same file name; the outcome names both.
  */
-export async function writeReportsWithin(run: RunResult, paths: ReportPaths, timeoutMs: number, fallback = fallbackDir()): Promise<WriteOutcome> {
+export async function writeReportsWithin(
+  run: RunResult,
+  paths: ReportPaths,
+  timeoutMs: number,
+  fallback = fallbackDir(),
+): Promise<WriteOutcome> {
   const outcome: WriteOutcome = { written: [], fallbacks: [], lost: [] };
   const jobs: Array<[string | undefined, () => string]> = [
     [paths.junitPath, () => renderJUnit(run)],

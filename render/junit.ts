@@ -146,7 +146,9 @@ function addSubjectCase(tc: TestCase, run: RunResult, check: CheckResult, r: Sub
     case 'fail':
     case 'warn':
       if (r.expected) {
-        out.unshift(`EXPECTED ${r.verdict === 'fail' ? 'FAILURE' : 'WARNING'} (baseline: ${safeClip(r.expected.reason, FIELD_CHARS)}): reported, not counted against the run.`);
+        out.unshift(
+          `EXPECTED ${r.verdict === 'fail' ? 'FAILURE' : 'WARNING'} (baseline: ${safeClip(r.expected.reason, FIELD_CHARS)}): reported, not counted against the run.`,
+        );
         out.push(findingsBody(r, check, run));
       } else if (r.verdict === 'fail' || run.strict) {
         tc.failure(t(failureMessage(r, check, run)), r.verdict).stacktrace(cdata(findingsBody(r, check, run)));

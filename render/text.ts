@@ -47,7 +47,8 @@ export function overallVerdict(results: readonly SubjectResult[]): Verdict {
 
 /** `server/tools#Capabilities (MUST)`; a rule of the user's own: `your configuration file: fixtures (not a spec rule)` */
 export function specText(check: Pick<CheckResult, 'spec' | 'level'>): string {
-  if (check.spec.page === CONFIG_PAGE) return `your configuration file: ${safeText(check.spec.section)} (not a spec rule: judged as you declared it)`;
+  if (check.spec.page === CONFIG_PAGE)
+    return `your configuration file: ${safeText(check.spec.section)} (not a spec rule: judged as you declared it)`;
   return `${safeText(check.spec.page)}#${safeText(check.spec.section)} (${safeText(check.level)})`;
 }
 
@@ -138,7 +139,8 @@ export function specUrl(spec: CheckResult['spec']): string {
 }
 
 /** What each console mark means (the footer prints it). */
-export const LEGEND = '✓ pass  ✗ fail  ! warn  - skip (does not apply)  ? not observed (applies, but could not be exercised)  ~ expected (in the baseline)';
+export const LEGEND =
+  '✓ pass  ✗ fail  ! warn  - skip (does not apply)  ? not observed (applies, but could not be exercised)  ~ expected (in the baseline)';
 
 /**
  * The line of a server's stderr that says what went wrong: the first line
@@ -146,7 +148,10 @@ export const LEGEND = '✓ pass  ✗ fail  ! warn  - skip (does not apply)  ? no
  * exception), else the first non-empty line. Already safe to print.
  */
 export function serverErrorLine(stderr: string): string | undefined {
-  const lines = stderr.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const errorish = /^(?:[\w.$]*(?:Error|Exception)\b|error\b|fatal\b|panic\b|FATAL\b|ERROR\b|Traceback\b(?!.*most recent call))/;
   const named = lines.find((l) => errorish.test(l) && !/^at\s/.test(l));
   const line = named ?? lines[0];

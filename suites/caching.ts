@@ -67,7 +67,13 @@ const complete = (r: Cacheable) => r.result.resultType !== 'input_required';
  * (naming each bad page or URI), and the values seen, per method and page, as
  * a note.
  */
-async function judgeHint(t: Probe, fieldName: 'ttlMs' | 'cacheScope', problemsOf: (r: JsonObject) => string[], expected: string, part?: string) {
+async function judgeHint(
+  t: Probe,
+  fieldName: 'ttlMs' | 'cacheScope',
+  problemsOf: (r: JsonObject) => string[],
+  expected: string,
+  part?: string,
+) {
   const results = (await cacheableResults(t)).filter(complete);
   const seen: Record<string, unknown> = {};
   const bad = new Map<string, Array<{ r: Cacheable; problems: string[] }>>();
@@ -133,7 +139,13 @@ export const cacheScope = defineCheck({
   resultFields: ['cacheScope'],
   async run(t) {
     await judgeHint(t, 'cacheScope', (r) => cacheScopeProblems(r).filter((p) => p.endsWith('is missing')), 'cacheScope');
-    await judgeHint(t, 'cacheScope', (r) => cacheScopeProblems(r).filter((p) => !p.endsWith('is missing')), 'cacheScope "public" or "private"', 'value');
+    await judgeHint(
+      t,
+      'cacheScope',
+      (r) => cacheScopeProblems(r).filter((p) => !p.endsWith('is missing')),
+      'cacheScope "public" or "private"',
+      'value',
+    );
   },
 });
 

@@ -29,7 +29,8 @@ export const cancelledNotAnswered = defineCheck({
   quote: 'Receivers of cancellation notifications SHOULD: … Not send a response for the cancelled request',
   async run(t) {
     const slow = t.ctx.config.slowTool;
-    if (!slow) return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
+    if (!slow)
+      return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
     const s = await t.ctx.openSession();
     const params = { name: slow.name, arguments: slow.arguments ?? {} };
     const id: RequestId = s.nextId();
@@ -53,7 +54,8 @@ export const cancelledNotAnswered = defineCheck({
     }
     // The response is the exchange's last inbound frame (a progress notification on its stream may come before it).
     const response = answered.frames.filter((f) => f.dir === 'in').at(-1) as WireFrame | undefined;
-    if (!markFrame || !response) return t.notObserved('the order of the cancelled response and the ping answer sent after the cancellation cannot be told');
+    if (!markFrame || !response)
+      return t.notObserved('the order of the cancelled response and the ping answer sent after the cancellation cannot be told');
     if (response.seq < markFrame.seq) {
       return t.notObserved(
         `the call was answered before the ping sent after the cancellation: the response may have crossed the cancellation (2025-11-25 "Timing Considerations"), so the slow tool (${slow.name}) was not slow enough to judge`,
@@ -84,18 +86,24 @@ export const invalidIgnored = defineCheck({
     const first = await s.request(marker);
     const sent: WireFrame[] = [...first.frames];
     const problems: string[] = [];
-    for (const params of [{ requestId: first.id, reason: 'mcp-conformance: crossed the response' }, { reason: 'mcp-conformance: no requestId' }]) {
+    for (const params of [
+      { requestId: first.id, reason: 'mcp-conformance: crossed the response' },
+      { reason: 'mcp-conformance: no requestId' },
+    ]) {
       try {
         sent.push(await s.notify('notifications/cancelled', params));
       } catch (err) {
-        problems.push(`sending notifications/cancelled ${JSON.stringify(params)} failed: ${err instanceof Error ? err.message : String(err)}`);
+        problems.push(
+          `sending notifications/cancelled ${JSON.stringify(params)} failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
     }
     let after: Exchange | undefined;
     try {
       after = await s.request(marker);
       sent.push(...after.frames);
-      if (!!after.error !== !!first.error) problems.push(`the ${marker} after them was answered ${describeAnswer(after)}, before them ${describeAnswer(first)}`);
+      if (!!after.error !== !!first.error)
+        problems.push(`the ${marker} after them was answered ${describeAnswer(after)}, before them ${describeAnswer(first)}`);
     } catch (err) {
       problems.push(`the ${marker} after them got no answer: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -28,7 +28,8 @@ export const noResponseAfterCancel = defineCheck({
   transports: ['stdio'],
   async run(t) {
     const slow = t.ctx.config.slowTool;
-    if (!slow) return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
+    if (!slow)
+      return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
     const excluded = whyNotCallableAsWritten(t.ctx, slow.name);
     if (excluded) return t.notObserved(`slowTool ${JSON.stringify(slow.name)} ${excluded}`);
     const session = t.session;
@@ -45,7 +46,9 @@ export const noResponseAfterCancel = defineCheck({
     const before = await session.request('server/discover');
     if (answeredEarly) {
       await cancelled;
-      return t.notObserved(`tools/call ${slow.name} was answered before a later request: it was not in flight long enough to cancel (give slowTool arguments that make it slower)`);
+      return t.notObserved(
+        `tools/call ${slow.name} was answered before a later request: it was not in flight long enough to cancel (give slowTool arguments that make it slower)`,
+      );
     }
     await session.cancel(id);
     // Sent after the cancellation: once it is answered, the server has read the cancellation.
@@ -58,7 +61,8 @@ export const noResponseAfterCancel = defineCheck({
     const crossed = late.filter((f) => f.seq < cutoff);
     const after = late.filter((f) => f.seq > cutoff);
     t.note('probe', describeAnswer(probe));
-    if (crossed.length) t.note('crossed the cancellation', `${crossed.length} response(s) sent before the server read the cancellation (allowed)`);
+    if (crossed.length)
+      t.note('crossed the cancellation', `${crossed.length} response(s) sent before the server read the cancellation (allowed)`);
     t.expect(after.length === 0, {
       expected: `no response to tools/call ${JSON.stringify(id)} after the server read notifications/cancelled naming it`,
       actual: 'the server answered it after it had answered a request sent after the cancellation',

@@ -414,7 +414,12 @@ export function citationsOf(check: CheckDef): Array<{ where: string; level: Leve
   if (check.fromConfig) return out;
   const add = (where: string, rule: Rule) => {
     out.push({ where, level: rule.level, citation: { spec: rule.spec, quote: rule.quote } });
-    if (rule.legacy) out.push({ where: `${where} (legacy)`, level: rule.level, citation: { spec: rule.legacy.spec, quote: rule.legacy.quote ?? rule.quote } });
+    if (rule.legacy)
+      out.push({
+        where: `${where} (legacy)`,
+        level: rule.level,
+        citation: { spec: rule.legacy.spec, quote: rule.legacy.quote ?? rule.quote },
+      });
   };
   add(check.id, check);
   for (const [name, part] of Object.entries(check.parts ?? {})) add(`${check.id} part ${name}`, part);

@@ -43,7 +43,9 @@ export const supportedModes = defineCheck({
   async run(t) {
     const tool = t.ctx.config.capabilityTool;
     if (!tool?.requires.includes('elicitation')) {
-      return t.notObserved('no capabilityTool needing elicitation in the configuration file: the suite knows no call that makes the server elicit');
+      return t.notObserved(
+        'no capabilityTool needing elicitation in the configuration file: the suite knows no call that makes the server elicit',
+      );
     }
     const others: JsonObject = {};
     for (const c of tool.requires) if (c !== 'elicitation') others[c] = OTHER_CAPABILITIES[c];
@@ -62,7 +64,10 @@ export const supportedModes = defineCheck({
         off();
       }
       const modes = declaredModes(elicitation);
-      t.note(`${tool.name} declaring elicitation ${show(elicitation)}`, `${describeAnswer(answer)}; elicitation modes asked: ${seen.map((x) => modeOf(x.params)).join(', ') || 'none'}`);
+      t.note(
+        `${tool.name} declaring elicitation ${show(elicitation)}`,
+        `${describeAnswer(answer)}; elicitation modes asked: ${seen.map((x) => modeOf(x.params)).join(', ') || 'none'}`,
+      );
       asked += seen.length;
       for (const x of seen) {
         const mode = modeOf(x.params);

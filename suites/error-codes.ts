@@ -26,7 +26,13 @@ const RETIRED = new Map([
 ]);
 
 /** The JSON-RPC 2.0 codes MCP uses for general protocol failures. */
-const JSON_RPC = new Set<number>([ERROR_CODES.PARSE_ERROR, ERROR_CODES.INVALID_REQUEST, ERROR_CODES.METHOD_NOT_FOUND, ERROR_CODES.INVALID_PARAMS, ERROR_CODES.INTERNAL_ERROR]);
+const JSON_RPC = new Set<number>([
+  ERROR_CODES.PARSE_ERROR,
+  ERROR_CODES.INVALID_REQUEST,
+  ERROR_CODES.METHOD_NOT_FOUND,
+  ERROR_CODES.INVALID_PARAMS,
+  ERROR_CODES.INTERNAL_ERROR,
+]);
 
 export const errorCodes = defineCheck({
   id: 'error-codes/reserved-range',
@@ -39,7 +45,8 @@ export const errorCodes = defineCheck({
     retired: {
       level: 'MUST',
       spec: SECTION,
-      quote: 'Codes defined by earlier protocol versions remain reserved and will not be reused. Implementations of this protocol version MUST NOT emit these codes:',
+      quote:
+        'Codes defined by earlier protocol versions remain reserved and will not be reused. Implementations of this protocol version MUST NOT emit these codes:',
     },
     custom: {
       level: 'SHOULD',
@@ -52,7 +59,8 @@ export const errorCodes = defineCheck({
   async run(t) {
     const errors = inboundMessages(t).filter((m) => m.kind === 'error' && m.method !== 'tools/call');
     t.note('error responses judged', errors.length);
-    if (errors.length === 0) return t.notObserved('the server sent no error response (other than to tools/call, judged by tools-call/error-response)');
+    if (errors.length === 0)
+      return t.notObserved('the server sent no error response (other than to tools/call, judged by tools-call/error-response)');
     // One finding per distinct fault (rule and code), the first response as its evidence, with how often it came.
     const faults = new Map<string, { e: Parameters<typeof t.expect>[1]; count: number }>();
     const report = (key: string, e: Parameters<typeof t.expect>[1]) => {
@@ -68,14 +76,23 @@ export const errorCodes = defineCheck({
       const what = `${answered}: code ${code} ${show(error?.message, 120)}`;
       const retired = RETIRED.get(code);
       if (retired) {
-        report(`retired ${code}`, { expected: `no code of an earlier protocol version (${code}: ${retired})`, actual: what, wire: [frame], part: 'retired' });
+        report(`retired ${code}`, {
+          expected: `no code of an earlier protocol version (${code}: ${retired})`,
+          actual: what,
+          wire: [frame],
+          part: 'retired',
+        });
         continue;
       }
       const def = DEFINITION[code];
       if (def) {
         const problems = t.ctx.protocolSchema.validate(def, msg);
         if (problems.length) {
-          report(`meaning ${code}`, { expected: `code ${code} used as ${def} of the ${t.ctx.revision} schema`, actual: `${what}: ${problems.join('; ')}`, wire: [frame] });
+          report(`meaning ${code}`, {
+            expected: `code ${code} used as ${def} of the ${t.ctx.revision} schema`,
+            actual: `${what}: ${problems.join('; ')}`,
+            wire: [frame],
+          });
         }
         continue;
       }

@@ -73,7 +73,11 @@ async function selected(t: Probe, applies: (c: FixtureCall) => boolean, what: st
   const mine = all.filter((r) => applies(r.call));
   if (mine.length === 0) t.skip(`no fixture call declares ${what}`);
   const excluded = mine.filter((r) => r.excluded !== undefined);
-  if (excluded.length) t.note('not called', excluded.map((r) => `${r.label}: ${r.excluded}`));
+  if (excluded.length)
+    t.note(
+      'not called',
+      excluded.map((r) => `${r.label}: ${r.excluded}`),
+    );
   const made = mine.filter((r) => r.excluded === undefined);
   if (made.length === 0) t.notObserved(`no fixture call declaring ${what} was made: ${excluded[0]!.excluded} (tools.exclude always wins)`);
   t.note('calls', made.length);
@@ -100,7 +104,7 @@ function unlisted(t: Probe, r: FixtureRun): boolean {
 
 export const fixtureOutcome = defineCheck({
   id: 'fixtures/outcome',
-  title: "each example call in the fixture file ends as its author declared",
+  title: 'each example call in the fixture file ends as its author declared',
   // The user's rule, not the spec's: no sentence of server/tools says how a given call ends. The
   // configuration file's author declared it, so a mismatch fails the run as a failed test of theirs
   // would, and the report names the file, not a spec page, as the requirement's source.
@@ -169,11 +173,14 @@ export const fixtureContent = defineCheck({
         ? (result.content as Array<Record<string, unknown>>).filter((b) => b?.type === 'text').map((b) => String(b.text))
         : [];
       for (const want of r.call.expect?.content ?? []) {
-        t.expect(texts.some((x) => x.includes(want)), {
-          expected: `text content containing ${show(want)}`,
-          actual: `${r.label}: text content ${show(texts)}`,
-          wire: d.final,
-        });
+        t.expect(
+          texts.some((x) => x.includes(want)),
+          {
+            expected: `text content containing ${show(want)}`,
+            actual: `${r.label}: text content ${show(texts)}`,
+            wire: d.final,
+          },
+        );
       }
       if (r.call.expect && 'structuredContent' in r.call.expect) {
         t.expect(canonical(result.structuredContent) === canonical(r.call.expect.structuredContent), {

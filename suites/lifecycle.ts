@@ -44,7 +44,8 @@ export const versionNegotiation = defineCheck({
     if (ex.error) {
       // 2025-11-25/basic/lifecycle "Error Handling" shows this form: an error naming the supported versions.
       const supported = (ex.error.data as JsonObject | undefined)?.supported;
-      const named = Array.isArray(supported) && supported.length > 0 && supported.every((v) => typeof v === 'string' && v !== UNSUPPORTED_VERSION);
+      const named =
+        Array.isArray(supported) && supported.length > 0 && supported.every((v) => typeof v === 'string' && v !== UNSUPPORTED_VERSION);
       t.expect(named, {
         expected: `a result with a protocol version the server supports (or an error whose data.supported names them), not ${UNSUPPORTED_VERSION}`,
         actual: `${describeAnswer(ex)} naming no supported versions (data: ${show(ex.error.data)})`,
@@ -70,8 +71,7 @@ export const initializedOrdering = defineCheck({
   title: 'no requests other than ping before the initialized notification',
   level: 'SHOULD',
   spec: { revision: '2025-11-25', page: 'basic/lifecycle', section: 'Initialization' },
-  quote:
-    'The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.',
+  quote: 'The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.',
   async run(t) {
     const hs = t.ctx.discovery().handshake;
     const premature = (hs?.serverRequests ?? []).filter((r) => r.beforeInitialized && r.method !== 'ping');
@@ -91,7 +91,9 @@ export const initializedOrdering = defineCheck({
         t.expect(false, {
           expected: 'only ping (or logging notifications) before notifications/initialized',
           actual: `the server sent a ${r.method} request before the client sent notifications/initialized`,
-          wire: [...(r.frame.connection === ex.frames[0]?.connection ? ex.frames : (hs?.initialize.frames ?? [])), r.frame].sort((a, b) => a.seq - b.seq),
+          wire: [...(r.frame.connection === ex.frames[0]?.connection ? ex.frames : (hs?.initialize.frames ?? [])), r.frame].sort(
+            (a, b) => a.seq - b.seq,
+          ),
         });
       }
     } finally {
@@ -139,7 +141,8 @@ const SERVER_CAPABILITY_OF: Record<string, string> = {
 
 export const negotiatedCapabilities = defineCheck({
   id: 'lifecycle/negotiated-capabilities',
-  title: 'the server uses only negotiated capabilities: requests to the client only for what it declared, notifications only for what the server declared',
+  title:
+    'the server uses only negotiated capabilities: requests to the client only for what it declared, notifications only for what the server declared',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/lifecycle', section: 'Operation' },
   quote: 'Both parties MUST: … Only use capabilities that were successfully negotiated',
@@ -160,7 +163,10 @@ export const negotiatedCapabilities = defineCheck({
       });
       try {
         const full = await t.request('tools/call', { name: tool.name, arguments: tool.arguments ?? {} });
-        t.note(`${tool.name} with every client capability`, `${describeAnswer(full)}; the server asked the client: ${asked.length ? asked.join(', ') : 'nothing'}`);
+        t.note(
+          `${tool.name} with every client capability`,
+          `${describeAnswer(full)}; the server asked the client: ${asked.length ? asked.join(', ') : 'nothing'}`,
+        );
       } finally {
         off();
       }
@@ -200,7 +206,8 @@ export const latestVersion = defineCheck({
   title: 'initialize with an unsupported version is answered with the latest version the server supports',
   level: 'SHOULD',
   spec: { revision: '2025-11-25', page: 'basic/lifecycle', section: 'Version Negotiation' },
-  quote: 'Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server.',
+  quote:
+    'Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server.',
   async run(t) {
     // A version the server is known to support: the one it answered a 2025-11-25 initialize with.
     const known = t.ctx.discovery().handshake?.negotiated;
@@ -210,7 +217,9 @@ export const latestVersion = defineCheck({
     const answered = ex.result?.protocolVersion;
     // No other version to compare (an error, the echoed version, no version): lifecycle/version-negotiation judges that.
     if (ex.error || !isVersion(answered) || answered === UNSUPPORTED_VERSION) {
-      return t.skip(`initialize with ${UNSUPPORTED_VERSION} was answered with ${describeAnswer(ex)}, not with another version; lifecycle/version-negotiation judges that answer`);
+      return t.skip(
+        `initialize with ${UNSUPPORTED_VERSION} was answered with ${describeAnswer(ex)}, not with another version; lifecycle/version-negotiation judges that answer`,
+      );
     }
     t.note('answered', answered);
     t.expect(answered >= known, {

@@ -60,7 +60,8 @@ export const toolsNotified = defineCheck({
     const diff = toolsDiff(before.items, after.items);
     t.note('difference', diff);
     if (isSame(diff)) {
-      if (notice) t.note('notified without a change', 'notifications/tools/list_changed arrived, but tools/list is the same before and after');
+      if (notice)
+        t.note('notified without a change', 'notifications/tools/list_changed arrived, but tools/list is the same before and after');
       return t.notObserved(`the trigger ran (${fired.detail}) but tools/list did not change`);
     }
     if (notice) {

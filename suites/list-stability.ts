@@ -37,14 +37,17 @@ export async function judgeStability(
   const session = await t.ctx.openSession();
   const walk = () => walkList(session, method, LIST_METHODS[method], { maxPages: t.ctx.settings.maxPages });
   const before = await walk();
-  if (!before.exhausted) return t.note('side effects', `not judged: ${method} could not be walked on a new connection (${before.problem?.detail})`);
+  if (!before.exhausted)
+    return t.note('side effects', `not judged: ${method} could not be walked on a new connection (${before.problem?.detail})`);
   const sent: string[] = [];
   await others(async (m, params) => {
     const ex = await attempt(session, m, params, {});
     sent.push(`${m}${typeof params.name === 'string' ? ` ${params.name}` : typeof params.uri === 'string' ? ` ${params.uri}` : ''}`);
     return typeof ex === 'string' ? ex : ex.error ? 'error' : 'result';
   });
-  await session.request('server/discover', {}, { meta: { clientInfo: { name: 'mcp-conformance-other', version: CLIENT_INFO.version } } }).catch(() => undefined);
+  await session
+    .request('server/discover', {}, { meta: { clientInfo: { name: 'mcp-conformance-other', version: CLIENT_INFO.version } } })
+    .catch(() => undefined);
   sent.push('server/discover (another client)');
   const after = await walk();
   if (!after.exhausted) return t.note('side effects', `not judged: the second ${method} walk did not complete (${after.problem?.detail})`);

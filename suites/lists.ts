@@ -75,7 +75,8 @@ export function declaredLists(t: Probe): ListKind[] {
 export async function walked(t: Probe, method: ListMethod, where: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> {
   const walk = await t.ctx.walk(method, where);
   skipUnserved(t, walk);
-  if (!walk.exhausted) t.notObserved(`${method} could not be walked to the end${where === 'fresh' ? ' on a fresh connection' : ''}: ${walk.problem?.detail}`);
+  if (!walk.exhausted)
+    t.notObserved(`${method} could not be walked to the end${where === 'fresh' ? ' on a fresh connection' : ''}: ${walk.problem?.detail}`);
   return walk;
 }
 
@@ -85,7 +86,11 @@ export async function walked(t: Probe, method: ListMethod, where: 'primary' | 'f
  * the checks of that list are skipped.
  */
 export function skipUnserved(t: Probe, walk: ListWalk): void {
-  if (walk.method === 'resources/templates/list' && walk.pages.length === 1 && walk.pages[0]!.error?.code === ERROR_CODES.METHOD_NOT_FOUND) {
+  if (
+    walk.method === 'resources/templates/list' &&
+    walk.pages.length === 1 &&
+    walk.pages[0]!.error?.code === ERROR_CODES.METHOD_NOT_FOUND
+  ) {
     t.skip('the server answers resources/templates/list with -32601: it offers no resource templates');
   }
 }

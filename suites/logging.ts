@@ -39,7 +39,9 @@ export const capabilityDeclared = defineCheck({
     t.expect(false, {
       expected: `capabilities.logging in the ${where} result, since the server sends notifications/message`,
       actual: `${count} notifications/message, and the ${where} capabilities are ${show(caps)}`,
-      wire: [sent[0]!.frame, ...(t.ctx.discovery().exchange?.frames ?? [])].filter((f, i, all) => all.indexOf(f) === i).sort((a, b) => a.at - b.at),
+      wire: [sent[0]!.frame, ...(t.ctx.discovery().exchange?.frames ?? [])]
+        .filter((f, i, all) => all.indexOf(f) === i)
+        .sort((a, b) => a.at - b.at),
     });
   },
 });

@@ -30,7 +30,8 @@ export const requiredFields = defineCheck({
           continue;
         }
         // A body without the version next to a header with one is also a header/body disagreement.
-        const accepted: number[] = field === 'protocolVersion' && t.ctx.transport === 'http' ? [INVALID_PARAMS, HEADER_MISMATCH] : [INVALID_PARAMS];
+        const accepted: number[] =
+          field === 'protocolVersion' && t.ctx.transport === 'http' ? [INVALID_PARAMS, HEADER_MISMATCH] : [INVALID_PARAMS];
         if (ex.error?.code === HEADER_MISMATCH) t.note(`${what}`, 'answered -32020 (header and body disagree)');
         if (
           !t.expect(!!ex.error && accepted.includes(ex.error.code as number), {
@@ -82,7 +83,8 @@ export const missingCapability = defineCheck({
     'If processing a request requires a capability the client did not include in io.modelcontextprotocol/clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the missing capabilities. On HTTP, the response status MUST be 400 Bad Request.',
   async run(t) {
     const tool = t.ctx.config.capabilityTool;
-    if (!tool) return t.notObserved('no capabilityTool in the configuration file: the suite knows no request that needs a client capability');
+    if (!tool)
+      return t.notObserved('no capabilityTool in the configuration file: the suite knows no request that needs a client capability');
     const excluded = whyNotCallableAsWritten(t.ctx, tool.name);
     if (excluded) return t.notObserved(`capabilityTool ${JSON.stringify(tool.name)} ${excluded}`);
     const ex = await attempt(t.session, 'tools/call', { name: tool.name, arguments: tool.arguments ?? {} }, { meta: { capabilities: {} } });
@@ -90,7 +92,14 @@ export const missingCapability = defineCheck({
       t.expect(false, { expected: 'JSON-RPC error -32021', actual: ex });
       return;
     }
-    if (!t.expect(ex.error?.code === MISSING_CAPABILITY, { expected: `tools/call ${tool.name} with no client capabilities: JSON-RPC error -32021`, actual: describeAnswer(ex), wire: ex })) return;
+    if (
+      !t.expect(ex.error?.code === MISSING_CAPABILITY, {
+        expected: `tools/call ${tool.name} with no client capabilities: JSON-RPC error -32021`,
+        actual: describeAnswer(ex),
+        wire: ex,
+      })
+    )
+      return;
     const required = (ex.error!.data as JsonObject | undefined)?.requiredCapabilities as JsonObject | undefined;
     t.note('requiredCapabilities', required);
     const missing = tool.requires.filter((c) => !(required && typeof required === 'object' && c in required));
@@ -102,6 +111,5 @@ export const missingCapability = defineCheck({
     expectBadRequest(t, ex);
   },
 });
-
 
 export const metaChecks = [requiredFields, clientInfoOptional, missingCapability];

@@ -13,7 +13,17 @@
  */
 import { duplicateKeys } from '../harness/json-keys.js';
 import { checkJsonSchema } from '../harness/jsonschema.js';
-import { answerInputRequests, capabilityNeeded, completeRequest, continueRequest, INPUT_CAPABILITIES, INPUT_REQUEST_KINDS, isInputRequired, sendRetry, type DriveOutcome } from '../harness/mrtr.js';
+import {
+  answerInputRequests,
+  capabilityNeeded,
+  completeRequest,
+  continueRequest,
+  INPUT_CAPABILITIES,
+  INPUT_REQUEST_KINDS,
+  isInputRequired,
+  sendRetry,
+  type DriveOutcome,
+} from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
 import { defineCheck, idOf, memoKey, schedule, describeAnswer, frameKey, show, type Check, type Probe } from './check.js';
 import { fixtureOutcome } from './fixtures.js';
@@ -90,7 +100,10 @@ async function mrtrTools(t: Probe): Promise<MrtrTool[]> {
         `${Object.keys(s.notCalled).length} not called); name tools that ask for input in the configuration file's fixtures`,
     );
   }
-  t.note('tools', s.tools.map((x) => x.name));
+  t.note(
+    'tools',
+    s.tools.map((x) => x.name),
+  );
   return s.tools;
 }
 
@@ -101,7 +114,8 @@ async function mrtrTools(t: Probe): Promise<MrtrTool[]> {
 export function ownerOf(d: DriveOutcome): Check | string | undefined {
   if (d.status === 'stale-id') return retryId;
   // Servers MAY ask again on every attempt (mrtr#Server Requirements): a drive that never ends is no one's finding.
-  if (d.status === 'unterminated') return 'not judged: the server asked for input on every round, which it MAY do; raise --max-rounds or script the answers';
+  if (d.status === 'unterminated')
+    return 'not judged: the server asked for input on every round, which it MAY do; raise --max-rounds or script the answers';
   if (d.status === 'stuck') {
     if (d.stuck === 'empty') return inputOrState;
     if (d.stuck === 'result-type') return resultType;
@@ -297,7 +311,12 @@ export const capabilityGating = defineCheck({
         undeclared(d, callLabel(x), `${kind} withheld`);
         if (d.status === 'error') judgeMissingCapability(t, d, [kind], label);
         else if (d.status === 'no-answer') {
-          t.expect(false, { expected: 'completion without it, or JSON-RPC error -32021', actual: `${label}: ${d.detail}`, wire: d.unanswered, part: 'missing-capability' });
+          t.expect(false, {
+            expected: 'completion without it, or JSON-RPC error -32021',
+            actual: `${label}: ${d.detail}`,
+            wire: d.unanswered,
+            part: 'missing-capability',
+          });
         } else if (d.status !== 'complete') judgeable(t, d, label);
       }
     }
@@ -330,7 +349,12 @@ function judgeMissingCapability(t: Probe, d: DriveOutcome, withheld: string[], l
     part: 'missing-capability',
   });
   if (ex.http) {
-    t.expect(ex.http.status === 400, { expected: 'HTTP status 400 with -32021', actual: `${label}: HTTP ${ex.http.status}`, wire: ex, part: 'missing-capability' });
+    t.expect(ex.http.status === 400, {
+      expected: 'HTTP status 400 with -32021',
+      actual: `${label}: HTTP ${ex.http.status}`,
+      wire: ex,
+      part: 'missing-capability',
+    });
   }
 }
 
@@ -402,7 +426,10 @@ export const stateIntegrity = defineCheck({
       // "Integrity protection MAY be omitted only when tampering can cause nothing worse than request
       // failure": the fixture file says so for this tool, so accepting a tampered state is allowed.
       if (x.harmless) {
-        t.note(x.name, 'tampering documented as harmless (fixtures.<tool>.tamperingHarmless): integrity protection MAY be omitted, not judged');
+        t.note(
+          x.name,
+          'tampering documented as harmless (fixtures.<tool>.tamperingHarmless): integrity protection MAY be omitted, not judged',
+        );
         continue;
       }
       for (const v of tamperings(r.state)) {
@@ -417,7 +444,10 @@ export const stateIntegrity = defineCheck({
         });
       }
     }
-    if (judged === 0) t.notObserved('no tool that answered input_required sent a requestState that was then echoed (tools whose fixture says tamperingHarmless are not judged)');
+    if (judged === 0)
+      t.notObserved(
+        'no tool that answered input_required sent a requestState that was then echoed (tools whose fixture says tamperingHarmless are not judged)',
+      );
   },
 });
 
@@ -455,14 +485,19 @@ export const stateReplay = defineCheck({
       if (x.harmless) t.note(`${x.name}`, 'tampering documented as harmless: not replayed');
       return !x.harmless;
     });
-    const stateful = tools.map((x) => ({ x, r: stateRound(x) })).filter((s): s is { x: MrtrTool; r: AskRound & { state: string } } => !!s.r);
+    const stateful = tools
+      .map((x) => ({ x, r: stateRound(x) }))
+      .filter((s): s is { x: MrtrTool; r: AskRound & { state: string } } => !!s.r);
     let judged = 0;
     for (const [i, { x, r }] of stateful.entries()) {
       // (a) The state of one tool, presented on another tool's retry (with that tool's own answers).
       const other = stateful[(i + 1) % stateful.length];
       if (other && other.x !== x) {
         const label = `${callLabel(other.x)} retry of round ${other.r.round} carrying the requestState of ${callLabel(x)}`;
-        const sent = await sendRetry(t.sessionOf(other.r.ex), other.r.ex, { inputResponses: other.r.inputResponses, requestState: r.state });
+        const sent = await sendRetry(t.sessionOf(other.r.ex), other.r.ex, {
+          inputResponses: other.r.inputResponses,
+          requestState: r.state,
+        });
         if (sent.exchange || judgeable(t, sent.outcome, label)) {
           judged++;
           t.expect(!accepted(sent.exchange), {
@@ -475,11 +510,20 @@ export const stateReplay = defineCheck({
       // (b) The state, presented on the same tool with other valid arguments that need state of their own.
       const args2 = otherArguments(x.tool, x.call.arguments);
       if (!args2) continue;
-      const fresh = await completeRequest(t.sessionOf(r.ex), 'tools/call', { name: x.name, arguments: args2 }, { answers: x.answers, maxRounds: 1 });
+      const fresh = await completeRequest(
+        t.sessionOf(r.ex),
+        'tools/call',
+        { name: x.name, arguments: args2 },
+        { answers: x.answers, maxRounds: 1 },
+      );
       const freshRound = fresh.rounds[0];
       if (!isInputRequired(freshRound) || typeof freshRound?.result?.requestState !== 'string') continue;
       const label = `${callLabel(x)} with arguments ${show(args2)} carrying the requestState issued for ${show(x.call.arguments)}`;
-      const sent = await sendRetry(t.sessionOf(r.ex), r.ex, { inputResponses: r.inputResponses, requestState: r.state, params: { arguments: args2 } });
+      const sent = await sendRetry(t.sessionOf(r.ex), r.ex, {
+        inputResponses: r.inputResponses,
+        requestState: r.state,
+        params: { arguments: args2 },
+      });
       if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
       judged++;
       t.expect(!accepted(sent.exchange), {
@@ -489,7 +533,9 @@ export const stateReplay = defineCheck({
       });
     }
     if (judged === 0) {
-      t.notObserved('no requestState could be replayed: needs two tools that use requestState, or a tool with requestState whose arguments can be varied');
+      t.notObserved(
+        'no requestState could be replayed: needs two tools that use requestState, or a tool with requestState whose arguments can be varied',
+      );
     }
   },
 });
@@ -558,11 +604,15 @@ export const extraResponsesIgnored = defineCheck({
         ...echoState(r.state),
       });
       if (!sent.exchange) {
-        if (judgeable(t, sent.outcome, label)) t.expect(false, { expected: 'an answer', actual: `${label}: ${sent.outcome.detail}`, wire: sent.outcome.unanswered });
+        if (judgeable(t, sent.outcome, label))
+          t.expect(false, { expected: 'an answer', actual: `${label}: ${sent.outcome.detail}`, wire: sent.outcome.unanswered });
         continue;
       }
       // Drive on from there, as the client would: it must end as the normal drive did.
-      const rest = await continueRequest(t.sessionOf(sent.exchange), sent.exchange, { answers: x.answers, maxRounds: t.ctx.settings.maxRounds });
+      const rest = await continueRequest(t.sessionOf(sent.exchange), sent.exchange, {
+        answers: x.answers,
+        maxRounds: t.ctx.settings.maxRounds,
+      });
       if (!judgeable(t, rest, label)) continue;
       judged++;
       const normalError = !!x.drive.final?.error || x.drive.final?.result?.isError === true;
@@ -596,7 +646,10 @@ export const malformedResponses = defineCheck({
         { how: 'a string instead of an object', value: 'not-an-object' },
         { how: 'an array instead of an object', value: [r.inputResponses[key]] },
         { how: `a number as the answer to ${key}`, value: { ...r.inputResponses, [key]: 42 } },
-        { how: `an answer to ${key} of no InputResponse shape`, value: { ...r.inputResponses, [key]: { action: 'maybe', role: 'nobody' } } },
+        {
+          how: `an answer to ${key} of no InputResponse shape`,
+          value: { ...r.inputResponses, [key]: { action: 'maybe', role: 'nobody' } },
+        },
       ];
       for (const v of variants) {
         const label = `${callLabel(x)} retry of round ${r.round} with inputResponses ${v.how}`;

@@ -190,7 +190,9 @@ function invalidCursor(list: ListKind): Check {
       const firstAgain = Array.isArray(first) && Array.isArray(items) && canonical(first) === canonical(items);
       t.expect(false, {
         expected,
-        actual: firstAgain ? 'the first page, as if no cursor had been given: the invalid cursor was silently accepted' : describeAnswer(ex),
+        actual: firstAgain
+          ? 'the first page, as if no cursor had been given: the invalid cursor was silently accepted'
+          : describeAnswer(ex),
         wire: ex,
       });
     },
@@ -206,4 +208,3 @@ export function paginationChecksFor(list: ListKind): Check[] {
 // one at a time, so no other walk of the list interleaves.
 export const paginationChecks: Check[] = LISTS.flatMap(paginationChecksFor);
 for (const c of paginationChecks) schedule(c, { primary: 'walks the lists and asks their cursors again on the first connection' });
-

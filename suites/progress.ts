@@ -29,7 +29,7 @@ function isResponse(text: string): boolean {
 
 export const progressNotifications = defineCheck({
   id: 'progress/notifications',
-  title: 'progress values increase, name an active request\'s token, and stop at completion',
+  title: "progress values increase, name an active request's token, and stop at completion",
   level: 'MUST',
   capability: 'tools',
   spec: { ...PAGE, section: 'Progress Flow' },
@@ -39,7 +39,8 @@ export const progressNotifications = defineCheck({
     active: {
       level: 'MUST',
       spec: { ...PAGE, section: 'Behavior Requirements' },
-      quote: 'Progress notifications MUST only reference tokens that: Were provided in an active request Are associated with an in-progress operation',
+      quote:
+        'Progress notifications MUST only reference tokens that: Were provided in an active request Are associated with an in-progress operation',
       legacy: { spec: { ...LEGACY_PAGE, section: 'Behavior Requirements' } },
     },
     afterCompletion: {
@@ -52,7 +53,9 @@ export const progressNotifications = defineCheck({
   async run(t) {
     const slow = t.ctx.config.slowTool;
     if (!slow) {
-      return t.notObserved('no slowTool in the configuration file: the suite knows no call that takes long enough to report progress on; name one (slowTool) to have progress judged');
+      return t.notObserved(
+        'no slowTool in the configuration file: the suite knows no call that takes long enough to report progress on; name one (slowTool) to have progress judged',
+      );
     }
     const excluded = whyNotCallableAsWritten(t.ctx, slow.name);
     if (excluded) return t.notObserved(`slowTool ${JSON.stringify(slow.name)} ${excluded}`);
@@ -69,7 +72,9 @@ export const progressNotifications = defineCheck({
       // and on HTTP only the call's own stream, now ended, could carry it.
       await s.request(t.ctx.era === 'legacy' ? 'ping' : 'server/discover');
     } catch (err) {
-      return t.notObserved(`tools/call ${slow.name} with a progressToken got no answer: ${err instanceof Error ? err.message : String(err)}`);
+      return t.notObserved(
+        `tools/call ${slow.name} with a progressToken got no answer: ${err instanceof Error ? err.message : String(err)}`,
+      );
     } finally {
       off();
     }

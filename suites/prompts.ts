@@ -98,8 +98,10 @@ export const content = defineCheck({
         const problems = blockProblems(t, block, at);
         if (type === 'resource') {
           const r = block!.resource as JsonObject | undefined;
-          if (!nonEmptyString(r?.uri) || !URI.test(r.uri)) problems.push({ expected: `${at}/resource/uri: a valid resource URI`, actual: `uri ${show(r?.uri)}` });
-          if (!nonEmptyString(r?.mimeType)) problems.push({ expected: `${at}/resource/mimeType: the MIME type`, actual: `mimeType ${show(r?.mimeType)}` });
+          if (!nonEmptyString(r?.uri) || !URI.test(r.uri))
+            problems.push({ expected: `${at}/resource/uri: a valid resource URI`, actual: `uri ${show(r?.uri)}` });
+          if (!nonEmptyString(r?.mimeType))
+            problems.push({ expected: `${at}/resource/mimeType: the MIME type`, actual: `mimeType ${show(r?.mimeType)}` });
           if (typeof r?.text !== 'string' && typeof r?.blob !== 'string') {
             problems.push({ expected: `${at}/resource: text or blob`, actual: `neither: ${show(r, 160)}` });
           }
@@ -107,7 +109,12 @@ export const content = defineCheck({
         // This check reports the block's defect; the wire-wide schema check leaves the exchange to it.
         if (problems.length) t.markSchemaJudged(ex);
         for (const p of problems) {
-          t.expect(false, { expected: `prompts/get ${nameOf(prompt)}: ${p.expected}`, actual: p.actual, wire: ex, ...(part ? { part } : {}) });
+          t.expect(false, {
+            expected: `prompts/get ${nameOf(prompt)}: ${p.expected}`,
+            actual: p.actual,
+            wire: ex,
+            ...(part ? { part } : {}),
+          });
         }
       });
     }
@@ -138,11 +145,17 @@ export const getErrors = defineCheck({
     const names = new Set(prompts.map(nameOf));
     let unknown = 'mcp-conformance-no-such-prompt';
     while (names.has(unknown)) unknown += '-x';
-    const cases: Array<{ what: string; name: string; args: JsonObject }> = [{ what: `an unknown prompt ${show(unknown)}`, name: unknown, args: {} }];
+    const cases: Array<{ what: string; name: string; args: JsonObject }> = [
+      { what: `an unknown prompt ${show(unknown)}`, name: unknown, args: {} },
+    ];
     const required = prompts.find((p) => declaredArguments(p).some((a) => a.required === true && typeof a.name === 'string'));
     if (required) {
       const missing = String(declaredArguments(required).find((a) => a.required === true && typeof a.name === 'string')!.name);
-      cases.push({ what: `prompt ${nameOf(required)} without its required argument ${show(missing)}`, name: nameOf(required), args: promptArguments(required, missing) });
+      cases.push({
+        what: `prompt ${nameOf(required)} without its required argument ${show(missing)}`,
+        name: nameOf(required),
+        args: promptArguments(required, missing),
+      });
     } else t.note('missing required argument', 'not sent: no listed prompt declares a required argument');
     for (const c of cases) {
       const ex = await getPrompt(t, c.name, c.args);

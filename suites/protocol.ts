@@ -92,7 +92,10 @@ export const noResponseToNotification = defineCheck({
     });
     let note: WireFrame;
     try {
-      note = await s.notify('notifications/cancelled', { requestId: id, reason: 'mcp-conformance: checking that a notification gets no response' });
+      note = await s.notify('notifications/cancelled', {
+        requestId: id,
+        reason: 'mcp-conformance: checking that a notification gets no response',
+      });
       // Anything the server answers to the notification arrives before its answer to the next request.
       const barrier = await t.request(method);
       t.note('stray responses', stray.length);
@@ -142,7 +145,10 @@ export const messagesSchemaValid = defineCheck({
     const unjudged = all.filter((ex) => !rejected(ex));
     const transportRejections = all.filter(rejected);
     if (transportRejections.length) {
-      t.note('HTTP error statuses with an id-less JSON-RPC error body (the transport\'s rejection, not judged)', transportRejections.map((ex) => `${ex.method}: HTTP ${ex.http!.status}`));
+      t.note(
+        "HTTP error statuses with an id-less JSON-RPC error body (the transport's rejection, not judged)",
+        transportRejections.map((ex) => `${ex.method}: HTTP ${ex.http!.status}`),
+      );
     }
     judgeViolations(t, ['schema-invalid'], 'a schema-valid notification');
     t.note('invalid responses', unjudged.length);

@@ -32,4 +32,3 @@ export function expectBadRequest(t: Probe, ex: Exchange, part?: string): void {
     ...(part ? { part } : {}),
   });
 }
-

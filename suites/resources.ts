@@ -132,7 +132,12 @@ async function nonexistentUri(t: Probe): Promise<string> {
   const templates = (await listedTemplates(t)).map(templatePattern);
   const listed = new Set(resources.map(uriOf));
   const candidates = [
-    ...resources.slice(0, 1).map((r) => `${uriOf(r).replace(/[?#].*$/, '').replace(/\/?$/, '')}/mcp-conformance-nonexistent`),
+    ...resources.slice(0, 1).map(
+      (r) =>
+        `${uriOf(r)
+          .replace(/[?#].*$/, '')
+          .replace(/\/?$/, '')}/mcp-conformance-nonexistent`,
+    ),
     'mcp-conformance-nonexistent:///resource',
   ];
   for (const c of candidates) if (!listed.has(c) && !templates.some((p) => p.test(c))) return c;
@@ -200,7 +205,10 @@ export const uriValidation = defineCheck({
       probes.push({ what: 'a listed URI with a NUL and a BEL inserted', uri: `${uri.slice(0, cut)}\u0000\u0007${uri.slice(cut)}` });
     }
     for (const template of await listedTemplates(t)) {
-      probes.push({ what: `template ${template} expanded with raw control characters`, uri: expandTemplate(template, 'mcp\u0000conformance\u001b') });
+      probes.push({
+        what: `template ${template} expanded with raw control characters`,
+        uri: expandTemplate(template, 'mcp\u0000conformance\u001b'),
+      });
     }
     for (const p of probes) {
       const ex = await read(t, p.uri);

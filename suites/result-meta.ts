@@ -19,13 +19,14 @@ export const serverInfo = defineCheck({
   level: 'SHOULD',
   spec: SECTION,
   quote:
-    'Servers SHOULD include the following io.modelcontextprotocol/* field in every result\'s _meta, unless specifically configured not to do so, to identify themselves without relying on any prior connection state:',
+    "Servers SHOULD include the following io.modelcontextprotocol/* field in every result's _meta, unless specifically configured not to do so, to identify themselves without relying on any prior connection state:",
   observer: true,
   async run(t) {
     // server/discover's is discover/server-info's; an initialize result (a probe of the legacy era) is no result of this era.
     const results = inboundMessages(t).filter((m) => m.kind === 'result' && m.method !== 'server/discover' && m.method !== 'initialize');
     t.note('results judged', results.length);
-    if (results.length === 0) return t.notObserved('the server sent no result other than to server/discover (judged by discover/server-info)');
+    if (results.length === 0)
+      return t.notObserved('the server sent no result other than to server/discover (judged by discover/server-info)');
     const missing = new Map<string, { count: number; frame: WireFrame }>();
     for (const { msg, frame, method } of results) {
       const meta = (msg.result as JsonObject | undefined)?._meta as JsonObject | undefined;
@@ -58,7 +59,10 @@ function keyProblem(key: string): { part?: 'name'; why: string } | undefined {
   const slash = key.lastIndexOf('/');
   if (slash >= 0) {
     const prefix = key.slice(0, slash);
-    if (!PREFIX.test(prefix)) return { why: `prefix ${show(`${prefix}/`)} is not dot-separated labels (each starting with a letter, ending with a letter or digit)` };
+    if (!PREFIX.test(prefix))
+      return {
+        why: `prefix ${show(`${prefix}/`)} is not dot-separated labels (each starting with a letter, ending with a letter or digit)`,
+      };
   }
   const name = key.slice(slash + 1);
   if (!NAME.test(name)) return { part: 'name', why: `name ${show(name)} does not begin and end with an alphanumeric character` };
@@ -66,7 +70,12 @@ function keyProblem(key: string): { part?: 'name'; why: string } | undefined {
 }
 
 /** Every `_meta` object in a message, with its JSON pointer. */
-function metaObjects(value: unknown, pointer = '', out: Array<{ at: string; meta: JsonObject }> = [], depth = 0): Array<{ at: string; meta: JsonObject }> {
+function metaObjects(
+  value: unknown,
+  pointer = '',
+  out: Array<{ at: string; meta: JsonObject }> = [],
+  depth = 0,
+): Array<{ at: string; meta: JsonObject }> {
   if (typeof value !== 'object' || value === null || depth > 64) return out;
   if (Array.isArray(value)) {
     value.forEach((v, i) => metaObjects(v, `${pointer}/${i}`, out, depth + 1));
@@ -105,18 +114,34 @@ export const keyNames = defineCheck({
   async run(t) {
     let judged = 0;
     // One finding per distinct key (or trace value), the first message as its evidence.
-    const faults = new Map<string, { finding: { part?: 'name' | 'trace'; expected: string; actual: string }; frame: WireFrame; count: number }>();
+    const faults = new Map<
+      string,
+      { finding: { part?: 'name' | 'trace'; expected: string; actual: string }; frame: WireFrame; count: number }
+    >();
     for (const { msg, frame } of inboundMessages(t)) {
       for (const { at, meta } of metaObjects(msg)) {
         for (const [key, value] of Object.entries(meta)) {
           judged++;
           const problem = keyProblem(key);
           let finding: { part?: 'name' | 'trace'; expected: string; actual: string } | undefined;
-          if (problem) finding = { part: problem.part, expected: `${at}: well-formed _meta key names`, actual: `key ${show(key)}: ${problem.why}` };
-          else if (key === 'traceparent' && t.ctx.era === 'modern' && (typeof value !== 'string' || !TRACEPARENT.test(value) || value.startsWith('ff'))) {
-            finding = { part: 'trace', expected: `${at}/traceparent in the W3C Trace Context format (00-<32 hex>-<16 hex>-<2 hex>)`, actual: `traceparent ${show(value)}` };
+          if (problem)
+            finding = { part: problem.part, expected: `${at}: well-formed _meta key names`, actual: `key ${show(key)}: ${problem.why}` };
+          else if (
+            key === 'traceparent' &&
+            t.ctx.era === 'modern' &&
+            (typeof value !== 'string' || !TRACEPARENT.test(value) || value.startsWith('ff'))
+          ) {
+            finding = {
+              part: 'trace',
+              expected: `${at}/traceparent in the W3C Trace Context format (00-<32 hex>-<16 hex>-<2 hex>)`,
+              actual: `traceparent ${show(value)}`,
+            };
           } else if ((key === 'tracestate' || key === 'baggage') && t.ctx.era === 'modern' && typeof value !== 'string') {
-            finding = { part: 'trace', expected: `${at}/${key}: a ${key === 'baggage' ? 'W3C Baggage' : 'W3C Trace Context'} header string`, actual: `${key} ${show(value)}` };
+            finding = {
+              part: 'trace',
+              expected: `${at}/${key}: a ${key === 'baggage' ? 'W3C Baggage' : 'W3C Trace Context'} header string`,
+              actual: `${key} ${show(value)}`,
+            };
           }
           if (!finding) continue;
           const seen = faults.get(finding.actual);

@@ -49,7 +49,8 @@ export const terminated404 = defineCheck({
   level: 'MUST',
   transports: ['http'],
   spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Session Management' },
-  quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+  quote:
+    'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
   async run(t) {
     requireSession(t);
     // A session id the server never issued: to the server it is a session it does not have.
@@ -71,7 +72,9 @@ export const terminated404 = defineCheck({
       return;
     }
     if (deleted === undefined || deleted < 200 || deleted >= 300) {
-      return t.notObserved(`DELETE of session ${id} was answered ${deleted === undefined ? 'not at all' : `HTTP ${deleted}`}, neither 2xx nor 405`);
+      return t.notObserved(
+        `DELETE of session ${id} was answered ${deleted === undefined ? 'not at all' : `HTTP ${deleted}`}, neither 2xx nor 405`,
+      );
     }
     const after = await statusOf(s, 'ping');
     t.expect(after.status === 404, {
@@ -124,7 +127,8 @@ export const getStream = defineCheck({
     'no-response': {
       level: 'MUST',
       spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Listening for Messages from the Server' },
-      quote: 'The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.',
+      quote:
+        'The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.',
     },
   },
   async run(t) {
@@ -149,7 +153,12 @@ export const getStream = defineCheck({
           continue;
         }
         if (typeof m === 'object' && m !== null && isResponse(m)) {
-          t.expect(false, { part: 'no-response', expected: 'only requests and notifications on the GET stream', actual: `a JSON-RPC response (id ${show(m.id)})`, wire: [f] });
+          t.expect(false, {
+            part: 'no-response',
+            expected: 'only requests and notifications on the GET stream',
+            actual: `a JSON-RPC response (id ${show(m.id)})`,
+            wire: [f],
+          });
         }
       }
     }
@@ -194,7 +203,8 @@ export const callRequestsOnCallStream = defineCheck({
   quote: 'These messages SHOULD be unrelated to any concurrently-running JSON-RPC request from the client.',
   async run(t) {
     const tool = t.ctx.config.capabilityTool;
-    if (!tool) return t.notObserved('no capabilityTool in the configuration file: the suite knows no call that makes the server ask the client');
+    if (!tool)
+      return t.notObserved('no capabilityTool in the configuration file: the suite knows no call that makes the server ask the client');
     // Only requests for what the tool needs are its own; anything else may be unrelated, as the GET stream allows.
     const methods = new Set(tool.requires.map((c) => REQUEST_OF_CAPABILITY[c]));
     const asked: Array<{ method: string; frame: WireFrame }> = [];
@@ -207,8 +217,14 @@ export const callRequestsOnCallStream = defineCheck({
     } finally {
       off();
     }
-    t.note('the call', `${call.error ? 'error' : 'result'} after the server asked the client: ${asked.map((a) => a.method).join(', ') || 'nothing'}`);
-    if (asked.length === 0) return t.notObserved(`${tool.name} made no ${[...methods].join(' or ')} request to the client (declared: ${show(t.session.declaredCapabilities)})`);
+    t.note(
+      'the call',
+      `${call.error ? 'error' : 'result'} after the server asked the client: ${asked.map((a) => a.method).join(', ') || 'nothing'}`,
+    );
+    if (asked.length === 0)
+      return t.notObserved(
+        `${tool.name} made no ${[...methods].join(' or ')} request to the client (declared: ${show(t.session.declaredCapabilities)})`,
+      );
     for (const a of asked) {
       const onGet = a.frame.http?.standalone === true;
       t.expect(!onGet, {
@@ -233,7 +249,8 @@ export function sessionIdProblem(ids: string[]): string | undefined {
   if (ids.length > 1 && rest.every((r) => /^\d{1,15}$/.test(r))) {
     const n = rest.map(Number);
     const steps = n.slice(1).map((x, i) => x - n[i]!);
-    if (steps.every((d) => d > 0 && d <= 1000)) return `the ids count up (${ids.map((i) => JSON.stringify(i)).join(', ')}): the next one can be guessed`;
+    if (steps.every((d) => d > 0 && d <= 1000))
+      return `the ids count up (${ids.map((i) => JSON.stringify(i)).join(', ')}): the next one can be guessed`;
   }
   return undefined;
 }
@@ -244,7 +261,8 @@ export const idUnique = defineCheck({
   level: 'SHOULD',
   transports: ['http'],
   spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Session Management' },
-  quote: 'The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash).',
+  quote:
+    'The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash).',
   async run(t) {
     requireSession(t);
     const sessions = [t.session, await t.ctx.openSession(), await t.ctx.openSession()];

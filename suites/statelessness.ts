@@ -12,7 +12,6 @@ import { describeDiff, toolsDiff } from './compare.js';
 import { attempt } from './requests.js';
 import { whyNotCallable, whyNotCallableAsWritten } from './safety.js';
 
-
 /**
  * A tool the suite may call with no arguments: none required, read-only (or
  * allowed by the configuration file), not excluded. Undefined when none is.
@@ -48,7 +47,10 @@ export const freshConnection = defineCheck({
     const fresh = await t.ctx.toolsFresh();
     const freshNames = new Set(fresh.items.map((x) => String(x?.name)));
     const tool = await callableTool(t, (x) => freshNames.has(String(x.name)));
-    if (!tool) return t.notObserved('no listed tool can be called without arguments and without side effects (see tools.include / allowSideEffects in the configuration file)');
+    if (!tool)
+      return t.notObserved(
+        'no listed tool can be called without arguments and without side effects (see tools.include / allowSideEffects in the configuration file)',
+      );
     const params = { name: tool.name, arguments: {} };
     const reference = await t.request('tools/call', params);
     // A client the server has never seen, on a connection that has carried nothing before.

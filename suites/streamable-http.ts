@@ -232,9 +232,15 @@ async function namedRequests(t: Probe): Promise<Array<{ method: string; params: 
     const tools = (await t.ctx.tools()).items.filter((x) => typeof x.name === 'string');
     // A tool the suite may call, with valid arguments: the header checks need a call the server serves.
     const callable = tools.map((x) => probeCall(t.ctx, x)).find((c) => typeof c !== 'string');
-    if (callable && typeof callable !== 'string') out.push({ method: 'tools/call', params: { name: callable.name, arguments: callable.arguments } });
+    if (callable && typeof callable !== 'string')
+      out.push({ method: 'tools/call', params: { name: callable.name, arguments: callable.arguments } });
     // A tool that requires an argument, called without it: nothing is done, whatever the server answers.
-    const tool = tools.find((x) => excludedBy(t.ctx.config, String(x.name)) === undefined && Array.isArray((x.inputSchema as JsonObject | undefined)?.required) && ((x.inputSchema as JsonObject).required as unknown[]).length > 0);
+    const tool = tools.find(
+      (x) =>
+        excludedBy(t.ctx.config, String(x.name)) === undefined &&
+        Array.isArray((x.inputSchema as JsonObject | undefined)?.required) &&
+        ((x.inputSchema as JsonObject).required as unknown[]).length > 0,
+    );
     if (tool) out.push({ method: 'tools/call', params: { name: tool.name!, arguments: {} } });
   }
   return out;
@@ -375,7 +381,8 @@ export const headerSentinel = defineCheck({
   async run(t) {
     const s = t.session;
     const named = await namedRequests(t);
-    if (named.length === 0) return t.notObserved('the server lists no prompt, resource or tool taking a required argument, so no request carries Mcp-Name');
+    if (named.length === 0)
+      return t.notObserved('the server lists no prompt, resource or tool taking a required argument, so no request carries Mcp-Name');
     for (const n of named) {
       const field = n.method === 'resources/read' ? 'uri' : 'name';
       const value = String(n.params[field]);
@@ -433,7 +440,8 @@ async function mirroredCalls(t: Probe): Promise<MirroredCall[]> {
       t.note(`${String(tool.name)} not called`, call);
       continue;
     }
-    for (const a of annotations) out.push({ tool: call.name, header: `Mcp-Param-${String(a.value)}`, path: a.path!, type: a.type, args: call.arguments });
+    for (const a of annotations)
+      out.push({ tool: call.name, header: `Mcp-Param-${String(a.value)}`, path: a.path!, type: a.type, args: call.arguments });
   }
   return out;
 }
@@ -449,7 +457,8 @@ export const paramHeaders = defineCheck({
     invalidCharacters: {
       level: 'MUST',
       spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Behavior for Custom Headers' },
-      quote: 'Servers MUST reject requests with a recognized Mcp-Param-{Name} header that contains invalid characters (see Value Encoding).',
+      quote:
+        'Servers MUST reject requests with a recognized Mcp-Param-{Name} header that contains invalid characters (see Value Encoding).',
     },
     numeric: {
       level: 'SHOULD',
@@ -462,7 +471,10 @@ export const paramHeaders = defineCheck({
   async run(t) {
     const s = t.session;
     const calls = await mirroredCalls(t);
-    if (calls.length === 0) return t.notObserved('no listed tool the suite may call has a valid x-mcp-header annotation (a read-only tool, or one the configuration file allows)');
+    if (calls.length === 0)
+      return t.notObserved(
+        'no listed tool the suite may call has a valid x-mcp-header annotation (a read-only tool, or one the configuration file allows)',
+      );
     let judged = 0;
     for (const c of calls) {
       let args = c.args;
@@ -522,9 +534,16 @@ export const sseEnds = defineCheck({
   async run(t) {
     // The configured slow call with a progressToken: the request a server most likely answers with a stream.
     const slow = t.ctx.config.slowTool;
-    if (!slow) return t.notObserved('no slowTool in the configuration file: the suite knows no call a server answers with an SSE stream; name one (slowTool)');
+    if (!slow)
+      return t.notObserved(
+        'no slowTool in the configuration file: the suite knows no call a server answers with an SSE stream; name one (slowTool)',
+      );
     const s = t.session;
-    const message = s.message('tools/call', { name: slow.name, arguments: slow.arguments ?? {}, _meta: { progressToken: `mcpc-sse-${s.nextId()}` } });
+    const message = s.message('tools/call', {
+      name: slow.name,
+      arguments: slow.arguments ?? {},
+      _meta: { progressToken: `mcpc-sse-${s.nextId()}` },
+    });
     const r = await send(t, { message });
     if (!r.sse) return t.notObserved(`tools/call ${slow.name} was answered without an SSE stream (${describeRaw(r)})`);
     const final = messageOf(r);
@@ -541,7 +560,7 @@ export const sseEnds = defineCheck({
 
 export const requestStreamNotifications = defineCheck({
   id: 'streamable-http/request-stream-notifications',
-  title: 'notifications on a request\'s stream relate to that request',
+  title: "notifications on a request's stream relate to that request",
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
   quote:
@@ -599,7 +618,7 @@ export const requestStreamNotifications = defineCheck({
 
 export const olderClients = defineCheck({
   id: 'streamable-http/older-clients',
-  title: 'an older client\'s GET and DELETE get 405 Method Not Allowed',
+  title: "an older client's GET and DELETE get 405 Method Not Allowed",
   level: 'SHOULD',
   spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Earlier Streamable HTTP Revisions' },
   quote:
@@ -626,7 +645,10 @@ export const olderClients = defineCheck({
       headers: { 'MCP-Protocol-Version': '2025-11-25' },
       omit: ['Mcp-Method'],
     });
-    if (served(init)) return t.skip('the server also speaks 2025-11-25 (it answered initialize with a result), so these rules for a server of this revision only do not apply');
+    if (served(init))
+      return t.skip(
+        'the server also speaks 2025-11-25 (it answered initialize with a result), so these rules for a server of this revision only do not apply',
+      );
     for (const method of ['GET', 'DELETE']) {
       const r = await send(t, { method, headersOnly: true });
       t.expect(r.status === 405, {
@@ -671,10 +693,14 @@ export const accelBuffering = defineCheck({
         headersOnly: true,
       });
     } catch (err) {
-      if (err instanceof VerdictSignal && /no HTTP answer/.test(err.reason)) fact.failed ??= `a subscriptions/listen POST got ${err.reason.replace(/^.*?: /, '')}`;
+      if (err instanceof VerdictSignal && /no HTTP answer/.test(err.reason))
+        fact.failed ??= `a subscriptions/listen POST got ${err.reason.replace(/^.*?: /, '')}`;
       throw err;
     }
-    if (!r.sse) return t.notObserved(`subscriptions/listen was not answered with an SSE stream (${describeRaw(r)}), and no other request is sure to be`);
+    if (!r.sse)
+      return t.notObserved(
+        `subscriptions/listen was not answered with an SSE stream (${describeRaw(r)}), and no other request is sure to be`,
+      );
     const value = r.headers['x-accel-buffering'];
     t.expect(value !== undefined && value.trim().toLowerCase() === 'no', {
       expected: 'X-Accel-Buffering: no on the SSE response',

@@ -19,7 +19,14 @@
  * these after every other check (they are observers), so the whole run is
  * seen; each finding carries the listen request and the message.
  */
-import { ACKNOWLEDGED, requestedBy, SUBSCRIPTION_NOTIFICATIONS, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
+import {
+  ACKNOWLEDGED,
+  requestedBy,
+  SUBSCRIPTION_NOTIFICATIONS,
+  subscriptionIdOf,
+  type Subscription,
+  type SubscriptionMessage,
+} from '../harness/subscription.js';
 import type { WireFrame } from '../model/wire.js';
 import { frameKey, show, type Probe, type SuiteContext } from './check.js';
 

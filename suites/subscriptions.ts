@@ -10,10 +10,29 @@
  */
 import { runShellCommand } from '../harness/command.js';
 import { RequestTimeoutError } from '../harness/errors.js';
-import { ACKNOWLEDGED, orderFrames, REQUEST_SCOPED, requestedBy, subscriptionIdOf, type Subscription, type SubscriptionMessage } from '../harness/subscription.js';
+import {
+  ACKNOWLEDGED,
+  orderFrames,
+  REQUEST_SCOPED,
+  requestedBy,
+  subscriptionIdOf,
+  type Subscription,
+  type SubscriptionMessage,
+} from '../harness/subscription.js';
 import type { Exchange, RequestOptions, Session } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
-import { defineCheck, idOf, memoKey, schedule, describeAnswer, show, VerdictSignal, type Fact, type Probe, type SuiteContext } from './check.js';
+import {
+  defineCheck,
+  idOf,
+  memoKey,
+  schedule,
+  describeAnswer,
+  show,
+  VerdictSignal,
+  type Fact,
+  type Probe,
+  type SuiteContext,
+} from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';
 import type { JsonObject } from '../model/json.js';
 import { whyNotCallableAsWritten } from './safety.js';
@@ -166,7 +185,7 @@ export const acknowledgedFirst = defineCheck({
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Acknowledgment' },
   quote:
-    'The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription\'s ID in _meta under io.modelcontextprotocol/subscriptionId, and MUST NOT send any notification on the subscription before it.',
+    "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID in _meta under io.modelcontextprotocol/subscriptionId, and MUST NOT send any notification on the subscription before it.",
   // Judged after every other check: every subscription of the run is observed.
   observer: true,
   async run(t) {
@@ -174,7 +193,13 @@ export const acknowledgedFirst = defineCheck({
     try {
       if (maySend(t)) {
         const o = await open(t, t.session, TOOLS_FILTER, subs);
-        if (t.expect(!!o.ack, { expected: 'notifications/subscriptions/acknowledged for the subscription', actual: o.why ?? '', wire: o.sub.frames() })) {
+        if (
+          t.expect(!!o.ack, {
+            expected: 'notifications/subscriptions/acknowledged for the subscription',
+            actual: o.why ?? '',
+            wire: o.sub.frames(),
+          })
+        ) {
           const at = o.sub.messages.indexOf(o.ack!);
           const before = o.sub.messages.slice(0, at);
           t.expect(before.length === 0, {
@@ -237,7 +262,8 @@ export const subscriptionIdTagged = defineCheck({
     reportObservations(t, passive.observations);
     if (cutShort && t.findings.length === 0) throw cutShort;
     t.note('subscription notifications observed', passive.judged);
-    if (t.findings.length === 0 && judged === 0 && passive.judged === 0) t.notObserved('no subscription was acknowledged; see subscriptions/acknowledged-first');
+    if (t.findings.length === 0 && judged === 0 && passive.judged === 0)
+      t.notObserved('no subscription was acknowledged; see subscriptions/acknowledged-first');
   },
 });
 
@@ -349,7 +375,10 @@ export const httpSse = defineCheck({
       await roundTrip(session);
       if (!o.sub.open) {
         const end = await o.sub.ended;
-        t.note('stream ended early', `before a later request was answered: ${end.exchange ? describeAnswer(end.exchange) : end.error?.message}`);
+        t.note(
+          'stream ended early',
+          `before a later request was answered: ${end.exchange ? describeAnswer(end.exchange) : end.error?.message}`,
+        );
       }
     } finally {
       await cancelAll(subs);
@@ -497,7 +526,10 @@ export const demultiplex = defineCheck({
       const forPrompts = live(prompts.sub).filter((m) => m.msg.method === TOOLS_CHANGED);
       t.note('tools/list_changed', { [String(tools.sub.id)]: forTools.length, [String(prompts.sub.id)]: forPrompts.length });
       if (forTools.length + forPrompts.length === 0) {
-        t.note('not exercised', 'no notifications/tools/list_changed arrived for either subscription; only the acknowledgments were demultiplexed');
+        t.note(
+          'not exercised',
+          'no notifications/tools/list_changed arrived for either subscription; only the acknowledgments were demultiplexed',
+        );
         return;
       }
       if (agreed.toolsListChanged !== true) return;
@@ -572,8 +604,7 @@ export const gracefulClose = defineCheck({
     'subscription-id': {
       level: 'MUST',
       spec: { revision: 'draft', page: 'schema', section: 'SubscriptionsListenResultMetaObject' },
-      quote:
-        'The value is the JSON-RPC ID of the subscriptions/listen request that opened the stream (and equals this response\'s id).',
+      quote: "The value is the JSON-RPC ID of the subscriptions/listen request that opened the stream (and equals this response's id).",
     },
   },
   async run(t) {
@@ -593,8 +624,13 @@ export const gracefulClose = defineCheck({
       const wire = orderFrames([...o.sub.frames(), ...(fired.exchange?.frames ?? [])]);
       if (!response) {
         const torn = o.sub.messages.find((m) => m.via === 'cancelled');
-        if (!torn && o.sub.open) t.notObserved(`the configured subscriptionEnd.trigger ran (${fired.detail}), but the subscription did not end within ${ms / 1000} s`);
-        const how = torn ? 'notifications/cancelled named the listen request' : `the stream ended: ${(await o.sub.ended).error?.message ?? 'no response'}`;
+        if (!torn && o.sub.open)
+          t.notObserved(
+            `the configured subscriptionEnd.trigger ran (${fired.detail}), but the subscription did not end within ${ms / 1000} s`,
+          );
+        const how = torn
+          ? 'notifications/cancelled named the listen request'
+          : `the stream ended: ${(await o.sub.ended).error?.message ?? 'no response'}`;
         t.expect(false, {
           expected: 'a result answering the subscriptions/listen request before the subscription ends',
           actual: `after the trigger (${fired.detail}) the subscription ended without its listen response: ${how}`,
@@ -634,11 +670,23 @@ for (const c of [subscriptionIdTagged, onlyRequested, noRequestScoped, listChang
 }
 // Every subscription check listens on the first connection (graceful-close on its own, closing it),
 // one at a time: what a server still sends for a cancelled subscription lands where it was opened.
-for (const c of [acknowledgedFirst, subscriptionIdTagged, onlyRequested, httpSse, noRequestScoped, listChanged, demultiplex, cancelEnds, gracefulClose]) {
+for (const c of [
+  acknowledgedFirst,
+  subscriptionIdTagged,
+  onlyRequested,
+  httpSse,
+  noRequestScoped,
+  listChanged,
+  demultiplex,
+  cancelEnds,
+  gracefulClose,
+]) {
   schedule(c, { primary: 'listens on the first connection' });
 }
 // Cancels a subscription and then changes the tool list: after every other check that listens on the primary connection.
-schedule(cancelEnds, { after: [acknowledgedFirst, subscriptionIdTagged, onlyRequested, httpSse, noRequestScoped, listChanged, demultiplex] });
+schedule(cancelEnds, {
+  after: [acknowledgedFirst, subscriptionIdTagged, onlyRequested, httpSse, noRequestScoped, listChanged, demultiplex],
+});
 
 export const subscriptionChecks = [
   acknowledgedFirst,

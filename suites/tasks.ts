@@ -33,7 +33,8 @@ export const ignoredWithoutCapability = defineCheck({
     'Receivers that do not declare the task capability for a request type MUST process requests of that type normally, ignoring any task-augmentation metadata if present.',
   async run(t) {
     const tasks = t.ctx.discovery().capabilities?.tasks;
-    const toolCalls = isObject(tasks) && isObject(tasks.requests) && isObject(tasks.requests.tools) && tasks.requests.tools.call !== undefined;
+    const toolCalls =
+      isObject(tasks) && isObject(tasks.requests) && isObject(tasks.requests.tools) && tasks.requests.tools.call !== undefined;
     t.note('tasks capability', tasks ?? 'none');
     // tools/list: never task-augmentable.
     const list = await t.request('tools/list', { task: { ...TASK } });

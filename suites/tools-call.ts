@@ -185,7 +185,12 @@ const MAX_LOSSES_PER_TOOL = 2;
 const MIN_JUDGED = 3;
 
 /** Explore a tool with invalid arguments (every tool: the server must reject them before running anything). */
-async function exploreInvalid(t: Probe, tool: JsonObject, judge: Judge<Mutant>, opts: { judgesLostConnections?: boolean } = {}): Promise<void> {
+async function exploreInvalid(
+  t: Probe,
+  tool: JsonObject,
+  judge: Judge<Mutant>,
+  opts: { judgesLostConnections?: boolean } = {},
+): Promise<void> {
   const run = argumentRun(t.ctx);
   const path = replayPath(t, run, tool);
   const excluded = run.whyExcluded(String(tool.name));
@@ -202,7 +207,9 @@ async function exploreInvalid(t: Probe, tool: JsonObject, judge: Judge<Mutant>, 
     ...(path !== undefined ? { path } : {}),
     call: (m) => (m ? run.call('invalid', params(m), { mutant: mutantInfo(m) }) : Promise.resolve(NO_CALL)),
     cached: (m) => !m || run.has('invalid', params(m)),
-    ...(opts.judgesLostConnections ? {} : { maySend: (_m, judged) => judged < MIN_JUDGED || run.connectionLosses(String(tool.name)) < MAX_LOSSES_PER_TOOL }),
+    ...(opts.judgesLostConnections
+      ? {}
+      : { maySend: (_m, judged) => judged < MIN_JUDGED || run.connectionLosses(String(tool.name)) < MAX_LOSSES_PER_TOOL }),
     judge: (rec, m) => (m ? judge(rec, m) : undefined),
   });
   conclude(t, tool, result, {
@@ -272,7 +279,10 @@ export const validResult = defineCheck({
           const { def, errors: schemaErrors } = resultSchemaErrors(t, ex);
           t.markSchemaJudged(ex);
           if (schemaErrors.length) {
-            problems.push({ expected: `a result valid against ${def} (content blocks are judged by ${idOf(contentBlocks)})`, actual: schemaErrors.join('; ') });
+            problems.push({
+              expected: `a result valid against ${def} (content blocks are judged by ${idOf(contentBlocks)})`,
+              actual: schemaErrors.join('; '),
+            });
           }
           return problems;
         },
@@ -300,13 +310,17 @@ export function blockProblems(t: Probe, block: unknown, at: string): Problem[] {
   }
   const b = block as JsonObject;
   const def = typeof b.type === 'string' ? BLOCK_DEFS[b.type] : undefined;
-  if (!def) return [{ expected: `a content block of a known type (${Object.keys(BLOCK_DEFS).join(', ')}) at ${at}`, actual: `type ${show(b.type)}` }];
+  if (!def)
+    return [
+      { expected: `a content block of a known type (${Object.keys(BLOCK_DEFS).join(', ')}) at ${at}`, actual: `type ${show(b.type)}` },
+    ];
   const problems: Problem[] = [];
   if (b.type === 'image' || b.type === 'audio') {
     if (typeof b.data !== 'string' || !BASE64.test(b.data)) {
       problems.push({ expected: `${at}/data: base64-encoded ${b.type} data`, actual: `data ${show(b.data, 120)} is not base64` });
     }
-    if (!nonEmptyString(b.mimeType)) problems.push({ expected: `${at}/mimeType: the MIME type of the ${b.type}`, actual: `mimeType ${show(b.mimeType)}` });
+    if (!nonEmptyString(b.mimeType))
+      problems.push({ expected: `${at}/mimeType: the MIME type of the ${b.type}`, actual: `mimeType ${show(b.mimeType)}` });
   }
   if (b.type === 'resource_link') {
     if (!nonEmptyString(b.uri)) problems.push({ expected: `${at}/uri: the linked resource's URI`, actual: `uri ${show(b.uri)}` });
@@ -371,7 +385,12 @@ export const structuredContentPresent = defineCheck({
           const result = rec.exchange.result;
           return 'structuredContent' in result
             ? []
-            : [{ expected: 'structuredContent in every successful result (the tool declares an outputSchema)', actual: `no structuredContent: ${show(result, 240)}` }];
+            : [
+                {
+                  expected: 'structuredContent in every successful result (the tool declares an outputSchema)',
+                  actual: `no structuredContent: ${show(result, 240)}`,
+                },
+              ];
         },
         'no valid call succeeded (every answer was an error, isError: true or input_required)',
       );
@@ -393,7 +412,8 @@ export const structuredContentValid = defineCheck({
     async run(t, tool) {
       const compiled = checkJsonSchema(tool.outputSchema);
       const validate = compiled.validate;
-      if (!validate) return t.skip(`the outputSchema is not a valid JSON Schema (judged by ${idOf(outputSchemaValid)}): ${compiled.errors.join('; ')}`);
+      if (!validate)
+        return t.skip(`the outputSchema is not a valid JSON Schema (judged by ${idOf(outputSchemaValid)}): ${compiled.errors.join('; ')}`);
       await exploreValid(
         t,
         tool,
@@ -401,7 +421,8 @@ export const structuredContentValid = defineCheck({
           if (!isSuccess(rec.exchange) || !('structuredContent' in rec.exchange.result)) return undefined;
           const value = rec.exchange.result.structuredContent;
           if (validate(value)) return [];
-          if (isIndeterminate(validate.errors)) t.notObserved(`structuredContent could not be judged: ${formatErrors(validate.errors).join('; ')}`);
+          if (isIndeterminate(validate.errors))
+            t.notObserved(`structuredContent could not be judged: ${formatErrors(validate.errors).join('; ')}`);
           return [
             {
               expected: `structuredContent valid against the outputSchema (${compiled.dialect})`,
@@ -420,7 +441,8 @@ function hasSerializedText(content: unknown, value: unknown): boolean {
   if (!Array.isArray(content)) return false;
   const want = canonical(value);
   return content.some((b) => {
-    if (typeof b !== 'object' || b === null || (b as JsonObject).type !== 'text' || typeof (b as JsonObject).text !== 'string') return false;
+    if (typeof b !== 'object' || b === null || (b as JsonObject).type !== 'text' || typeof (b as JsonObject).text !== 'string')
+      return false;
     try {
       return canonical(JSON.parse((b as JsonObject).text as string)) === want;
     } catch {
@@ -435,7 +457,8 @@ export const structuredContentText = defineCheck({
   level: 'SHOULD',
   capability: 'tools',
   spec: { revision: 'draft', page: 'server/tools', section: 'Structured Content' },
-  quote: 'For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.',
+  quote:
+    'For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.',
   legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Structured Content' } },
   perTool: {
     appliesTo: hasOutputSchema,
@@ -480,7 +503,12 @@ export const invalidRejected = defineCheck({
         if (ex.error) return [];
         if (ex.result?.resultType === 'input_required') return undefined;
         if (ex.result?.isError === true) return [];
-        return [{ expected: 'the invalid arguments rejected: a result with isError: true, or a JSON-RPC error', actual: `a success: ${answerText(rec)}` }];
+        return [
+          {
+            expected: 'the invalid arguments rejected: a result with isError: true, or a JSON-RPC error',
+            actual: `a success: ${answerText(rec)}`,
+          },
+        ];
       });
     },
   },
@@ -527,7 +555,9 @@ export const keepsServing = defineCheck({
       const judge = (rec: CallRecord): Problem[] => {
         if (rec.noAnswer !== undefined) return [{ expected: 'an answer to the invalid call', actual: `no answer: ${rec.noAnswer}` }];
         if (rec.followUp && !rec.followUp.ok) {
-          return [{ expected: 'tools/list answered right after the invalid call', actual: rec.followUp.detail, moreWire: rec.followUp.frames }];
+          return [
+            { expected: 'tools/list answered right after the invalid call', actual: rec.followUp.detail, moreWire: rec.followUp.frames },
+          ];
         }
         return [];
       };
@@ -536,7 +566,11 @@ export const keepsServing = defineCheck({
       if (!run.settings.replay) {
         for (const rec of await toolProbes(run, tool)) {
           for (const p of judge(rec)) {
-            t.expect(false, { expected: p.expected, actual: `${p.actual}\nCall: ${callText(rec)}`, wire: [...rec.frames, ...(p.moreWire ?? [])] });
+            t.expect(false, {
+              expected: p.expected,
+              actual: `${p.actual}\nCall: ${callText(rec)}`,
+              wire: [...rec.frames, ...(p.moreWire ?? [])],
+            });
           }
         }
       }
@@ -544,7 +578,6 @@ export const keepsServing = defineCheck({
     },
   },
 });
-
 
 export const validationErrorCategory = defineCheck({
   id: 'tools-call/validation-error-category',
@@ -651,7 +684,8 @@ export const errorResponseShape = defineCheck({
       const ex = rec.exchange;
       if (!ex || !ex.response || !('error' in ex.response)) continue;
       seen++;
-      for (const p of errorProblems(ex, t.ctx.era === 'modern')) t.expect(false, { expected: p.expected, actual: `${p.actual}\nCall: ${callText(rec)}`, wire: rec.frames });
+      for (const p of errorProblems(ex, t.ctx.era === 'modern'))
+        t.expect(false, { expected: p.expected, actual: `${p.actual}\nCall: ${callText(rec)}`, wire: rec.frames });
       t.markSchemaJudged(ex);
     }
     if (seen === 0) t.notObserved('no tools/call was answered with a JSON-RPC error');
@@ -678,7 +712,8 @@ function errorProblems(ex: Exchange, modern: boolean): Problem[] {
   if (typeof code !== 'number' || !Number.isInteger(code)) out.push({ expected: 'an integer error code', actual: `code ${show(code)}` });
   else if (!modern) {
     // 2025-11-25 reserves no MCP sub-range.
-  } else if (code === ERROR_CODES.RETIRED_RESOURCE_NOT_FOUND) out.push({ expected: 'no retired code (-32002 was replaced by -32602)', actual: `code -32002 ${show(err?.message)}` });
+  } else if (code === ERROR_CODES.RETIRED_RESOURCE_NOT_FOUND)
+    out.push({ expected: 'no retired code (-32002 was replaced by -32602)', actual: `code -32002 ${show(err?.message)}` });
   else if (inMcpReservedRange(code) && !MCP_DEFINED_CODES.has(code)) {
     out.push({
       expected: 'no code from -32020..-32099 other than the defined -32020, -32021, -32022',

@@ -158,7 +158,10 @@ export const inputSchemaValid = defineCheck({
       level: 'MUST',
       spec: { revision: 'draft', page: 'schema', section: 'Tool' },
       quote: 'inputSchema: { $schema?: string; type: "object"; [key: string]: unknown };',
-      legacy: { spec: { revision: '2025-11-25', page: 'schema', section: 'Tool' }, quote: 'inputSchema: { $schema?: string; type: "object";' },
+      legacy: {
+        spec: { revision: '2025-11-25', page: 'schema', section: 'Tool' },
+        quote: 'inputSchema: { $schema?: string; type: "object";',
+      },
     },
   },
   perTool: {
@@ -168,7 +171,11 @@ export const inputSchemaValid = defineCheck({
       t.note('dialect', result.dialect);
       if (result.unevaluable) t.notObserved(result.unevaluable);
       if (!t.expect(result.ok, { expected: 'a valid JSON Schema', actual: result.errors.join('; ') })) return;
-      t.expect(schema?.type === 'object', { expected: 'type "object" at the root', actual: `type ${show(schema?.type)}`, part: 'object-root' });
+      t.expect(schema?.type === 'object', {
+        expected: 'type "object" at the root',
+        actual: `type ${show(schema?.type)}`,
+        part: 'object-root',
+      });
     },
   },
 });

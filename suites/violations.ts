@@ -22,9 +22,16 @@ export function judgeViolations(t: Probe, kinds: ViolationKind[], expected: stri
   t.note('violations', count);
   if (count === 0) return;
   const shown = kept.slice(0, SHOWN);
-  const total = count > 1 ? ` (${count.toLocaleString('en-US')} such ${noun}s in the run${count > shown.length ? `; the first ${shown.length} shown` : ''})` : '';
+  const total =
+    count > 1
+      ? ` (${count.toLocaleString('en-US')} such ${noun}s in the run${count > shown.length ? `; the first ${shown.length} shown` : ''})`
+      : '';
   shown.forEach((v, i) => {
-    t.expect(false, { expected, actual: i === 0 ? `${v.detail}${total}` : v.detail, wire: v.frame ? [v.frame] : [], ...(part ? { part } : {}) });
+    t.expect(false, {
+      expected,
+      actual: i === 0 ? `${v.detail}${total}` : v.detail,
+      wire: v.frame ? [v.frame] : [],
+      ...(part ? { part } : {}),
+    });
   });
 }
-

@@ -66,11 +66,26 @@ const SCHEMAS: Record<string, Schema> = {
     properties: {
       shape: {
         oneOf: [
-          { type: 'object', properties: { kind: { const: 'circle' }, r: { type: 'number', minimum: 0 } }, required: ['kind', 'r'], additionalProperties: false },
-          { type: 'object', properties: { kind: { const: 'square' }, side: { type: 'integer', minimum: 1 } }, required: ['kind', 'side'], additionalProperties: false },
+          {
+            type: 'object',
+            properties: { kind: { const: 'circle' }, r: { type: 'number', minimum: 0 } },
+            required: ['kind', 'r'],
+            additionalProperties: false,
+          },
+          {
+            type: 'object',
+            properties: { kind: { const: 'square' }, side: { type: 'integer', minimum: 1 } },
+            required: ['kind', 'side'],
+            additionalProperties: false,
+          },
         ],
       },
-      id: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^id-' }] },
+      id: {
+        anyOf: [
+          { type: 'integer', minimum: 1 },
+          { type: 'string', pattern: '^id-' },
+        ],
+      },
       owner: { allOf: [{ $ref: '#/$defs/person' }, { required: ['email'] }] },
     },
     required: ['shape'],
@@ -224,7 +239,12 @@ describe('invalid argument mutation', () => {
     const ms = mutantsOf(p.schema, value);
     expect(ms.some((m) => m.keyword === 'type' && m.pointer === '/s' && (m.value as Schema).s === null)).toBe(true);
     expect(ms.some((m) => m.keyword === 'type' && m.pointer === '/n' && typeof (m.value as Schema).n === 'string')).toBe(true);
-    expect(ms.filter((m) => m.pointer === '').map((m) => m.keyword).sort()).toEqual(['additionalProperties', 'required', 'required', 'required', 'required', 'required', 'required']);
+    expect(
+      ms
+        .filter((m) => m.pointer === '')
+        .map((m) => m.keyword)
+        .sort(),
+    ).toEqual(['additionalProperties', 'required', 'required', 'required', 'required', 'required', 'required']);
   });
 
   it('is deterministic', () => {
@@ -274,7 +294,13 @@ describe('the property driver', () => {
   it('keeps shrinking within its budget of new calls', async () => {
     const a = fakeCalls();
     // Every value fails: shrinking would otherwise walk down a long way.
-    await explore({ arb: fc.integer({ min: 1_000_000, max: 2_000_000_000 }), seed: 3, runs: 5, ...a, judge: () => [{ expected: 'x', actual: 'y' }] });
+    await explore({
+      arb: fc.integer({ min: 1_000_000, max: 2_000_000_000 }),
+      seed: 3,
+      runs: 5,
+      ...a,
+      judge: () => [{ expected: 'x', actual: 'y' }],
+    });
     expect(a.sent.size).toBeLessThanOrEqual(5 + SHRINK_BUDGET);
   });
 
@@ -414,7 +440,9 @@ describe('edge values first', () => {
     const validate = ajvFor(undefined).compile(schema);
     for (const e of plan.edges) expect(validate(e), JSON.stringify(e)).toBe(true);
     const seen = (key: string) => plan.edges.map((e) => (e as Record<string, unknown>)[key]);
-    expect(seen('text')).toEqual(expect.arrayContaining(['', ' ', '  edge value  ', 'x'.repeat(40), 'héllo wörld 日本語 🙂👍🏽', 'quote " backslash \\ newline \n end']));
+    expect(seen('text')).toEqual(
+      expect.arrayContaining(['', ' ', '  edge value  ', 'x'.repeat(40), 'héllo wörld 日本語 🙂👍🏽', 'quote " backslash \\ newline \n end']),
+    );
     expect(seen('n')).toEqual(expect.arrayContaining([-3, 9, 0, -1]));
     expect(seen('x')).toEqual(expect.arrayContaining([2.5, 5e-324, 0.5]));
     expect(seen('x')).not.toContain(0);
@@ -424,7 +452,13 @@ describe('edge values first', () => {
     expect(seen('maybe')).toContain(null);
     // Round-robin over the leaves: the first calls already touch several properties.
     const base = plan.edges[0] as Record<string, unknown>;
-    const changed = new Set(plan.edges.slice(1, 6).flatMap((e) => Object.keys(e as object).filter((k) => JSON.stringify((e as Record<string, unknown>)[k]) !== JSON.stringify(base[k]))));
+    const changed = new Set(
+      plan.edges
+        .slice(1, 6)
+        .flatMap((e) =>
+          Object.keys(e as object).filter((k) => JSON.stringify((e as Record<string, unknown>)[k]) !== JSON.stringify(base[k])),
+        ),
+    );
     expect(changed.size).toBeGreaterThanOrEqual(3);
   });
 

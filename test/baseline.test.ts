@@ -12,7 +12,14 @@ import type { RunResult } from '../model/results.js';
 import { cli, everyVerdict, FAIL_BREAK, WARN_BREAK } from './gate-helpers.js';
 import { referenceCommand, tempDir } from './helpers.js';
 
-const reports = (dir: string) => ['--junit', join(dir, 'junit.xml'), '--json', join(dir, 'results.json'), '--html', join(dir, 'report.html')];
+const reports = (dir: string) => [
+  '--junit',
+  join(dir, 'junit.xml'),
+  '--json',
+  join(dir, 'results.json'),
+  '--html',
+  join(dir, 'report.html'),
+];
 const readRun = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as RunResult;
 
 describe('--baseline round trip', () => {
@@ -48,14 +55,29 @@ describe('--baseline round trip', () => {
     const file = join(dir, 'b.json');
     writeFileSync(file, JSON.stringify({ entries: [{ check: 'tools-list/unique-*', reason: 'names come from the plugin registry' }] }));
     const again = join(dir, 'again.yaml');
-    const r = await cli(['--server', referenceCommand('--break', WARN_BREAK), '--check', 'tools-list/*', '--strict', ...reports(dir), '--baseline', file, '--write-baseline', again]);
+    const r = await cli([
+      '--server',
+      referenceCommand('--break', WARN_BREAK),
+      '--check',
+      'tools-list/*',
+      '--strict',
+      ...reports(dir),
+      '--baseline',
+      file,
+      '--write-baseline',
+      again,
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(parseYaml(readFileSync(again, 'utf8')).entries).toEqual([{ check: WARN_BREAK, reason: 'names come from the plugin registry' }]);
   });
 });
 
 describe('baseline rules', () => {
-  const fresh = () => everyVerdict({ baseline: undefined, checks: everyVerdict().checks.map((c) => ({ ...c, results: c.results.map(({ expected: _e, ...r }) => r) })) });
+  const fresh = () =>
+    everyVerdict({
+      baseline: undefined,
+      checks: everyVerdict().checks.map((c) => ({ ...c, results: c.results.map(({ expected: _e, ...r }) => r) })),
+    });
 
   it('a subject entry covers only that subject; unrun checks are unconfirmed, not stale', () => {
     const run = applyBaseline(fresh(), {
@@ -97,7 +119,10 @@ describe('baseline rules', () => {
     const dir = tempDir();
     const r = await cli(['--server', referenceCommand(), '--baseline', join(dir, 'missing.yaml'), ...reports(dir)]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^mcp-conformance: cannot read baseline .*missing\.yaml: ENOENT$/), expect.stringMatching(/^hint: /)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^mcp-conformance: cannot read baseline .*missing\.yaml: ENOENT$/),
+      expect.stringMatching(/^hint: /),
+    ]);
     expect(r.stdout).toBe('');
   });
 });
@@ -107,7 +132,19 @@ describe('--skip and checks.exclude', () => {
     const dir = tempDir();
     const config = join(dir, 'c.yaml');
     writeFileSync(config, `server:\n  command: ${referenceCommand()}\nchecks:\n  exclude: ['discover/server-info']\n`);
-    const r = await cli(['--config', config, '--check', 'discover/*', '--check', 'tools-list/*', '--check', '!tools-list/unique-names', '--skip', 'tools-list/deterministic-*', ...reports(dir)]);
+    const r = await cli([
+      '--config',
+      config,
+      '--check',
+      'discover/*',
+      '--check',
+      'tools-list/*',
+      '--check',
+      '!tools-list/unique-names',
+      '--skip',
+      'tools-list/deterministic-*',
+      ...reports(dir),
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const ids = readRun(dir).checks.map((c) => c.id);
     expect(ids).toContain('discover/result');

@@ -21,7 +21,9 @@ function readRun(dir: string): RunResult {
 }
 
 function testcases(xml: string): Array<Record<string, unknown>> {
-  const doc = new XMLParser({ ignoreAttributes: false, isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) }).parse(xml);
+  const doc = new XMLParser({ ignoreAttributes: false, isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) }).parse(
+    xml,
+  );
   return (doc.testsuites.testsuite as Array<{ testcase?: Array<Record<string, unknown>> }>).flatMap((s) => s.testcase ?? []);
 }
 
@@ -137,10 +139,24 @@ describe('bad input: one-line error (usage errors: cause and hint), exit 2, repo
   const cases: Array<{ name: string; args: (marker: string) => string[]; message: RegExp; usage?: boolean }> = [
     { name: 'an unknown flag', args: () => ['--bogus'], message: /unknown option '--bogus'/, usage: true },
     { name: 'no server and no URL', args: () => [], message: /nothing to test/, usage: true },
-    { name: 'a bad flag value', args: () => ['--server', 'x', '--timeout', 'soon'], message: /--timeout must be a positive whole number/, usage: true },
-    { name: 'a shell operator in --server', args: () => ['--server', 'node a.js | tee log'], message: /the --server command contains the shell operator "\|"/, usage: true },
+    {
+      name: 'a bad flag value',
+      args: () => ['--server', 'x', '--timeout', 'soon'],
+      message: /--timeout must be a positive whole number/,
+      usage: true,
+    },
+    {
+      name: 'a shell operator in --server',
+      args: () => ['--server', 'node a.js | tee log'],
+      message: /the --server command contains the shell operator "\|"/,
+      usage: true,
+    },
     { name: 'a bad --shard', args: () => ['--server', 'x', '--shard', '3/2'], message: /--shard must look like i\/n/, usage: true },
-    { name: 'a command that is not found', args: () => ['--server', 'no-such-mcp-server-xyz'], message: /command not found: no-such-mcp-server-xyz/ },
+    {
+      name: 'a command that is not found',
+      args: () => ['--server', 'no-such-mcp-server-xyz'],
+      message: /command not found: no-such-mcp-server-xyz/,
+    },
     {
       name: 'a server that exits at once',
       args: (m) => ['--server', `node ${join(HOSTILE, 'exits.js')} ${m}`],
@@ -219,7 +235,11 @@ describe('CLI hygiene', () => {
     writeFileSync(join(spaced, 'srv.mjs'), `import ${JSON.stringify(pathToFileURL(REFERENCE).href)};\n`);
     const r = await runCli(['--server', `node '${join(spaced, 'srv.mjs')}'`, '--check', 'discover/*', ...reportsIn(dir)]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const quoted = await runCli(['--server', 'node -e "process.stderr.write(\'Error: quoted \\"words\\" kept\\n\'); process.exit(5)"', ...reportsIn(dir)]);
+    const quoted = await runCli([
+      '--server',
+      'node -e "process.stderr.write(\'Error: quoted \\"words\\" kept\\n\'); process.exit(5)"',
+      ...reportsIn(dir),
+    ]);
     expect(quoted.code).toBe(2);
     expect(quoted.stderr.trim()).toMatch(/exited with code 5; the server said: Error: quoted "words" kept\)$/);
   });
@@ -228,7 +248,9 @@ describe('CLI hygiene', () => {
     const dir = tempDir();
     const r = await runCli(['--server', 'node -e "throw new TypeError(\'boom at start\')"', ...reportsIn(dir)]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/exited with code 1; the server said: TypeError: boom at start\)$/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/exited with code 1; the server said: TypeError: boom at start\)$/),
+    ]);
     // The console's ABORTED lines keep their line breaks (no literal \n).
     const aborted = r.stdout.split('\n').filter((l) => l.startsWith('ABORTED:'));
     expect(aborted).toHaveLength(1);
@@ -241,7 +263,10 @@ describe('CLI hygiene', () => {
     const { execa } = await import('execa');
     const dir = tempDir();
     const started = Date.now();
-    const child = execa('node', [CLI, '--server', referenceCommand(), '--seed', '3', ...reportsIn(dir)], { reject: false, env: { NO_COLOR: '1' } });
+    const child = execa('node', [CLI, '--server', referenceCommand(), '--seed', '3', ...reportsIn(dir)], {
+      reject: false,
+      env: { NO_COLOR: '1' },
+    });
     let firstLineAt = 0;
     child.stdout!.on('data', (d: Buffer) => {
       if (!firstLineAt && String(d).includes('discover/result')) firstLineAt = Date.now();
@@ -254,7 +279,10 @@ describe('CLI hygiene', () => {
     expect(endedAt - firstLineAt).toBeGreaterThan(1000);
     const out = String(r.stdout);
     const order = readRun(dir).checks.map((c) => c.id);
-    const printed = out.split('\n').map((l) => /^  \S (\S+)  /.exec(l)?.[1]).filter((id): id is string => !!id && order.includes(id));
+    const printed = out
+      .split('\n')
+      .map((l) => /^  \S (\S+)  /.exec(l)?.[1])
+      .filter((id): id is string => !!id && order.includes(id));
     expect(printed).toEqual(order);
     expect(out).toContain('Legend: ✓ pass  ✗ fail  ! warn  - skip (does not apply)  ? not observed (applies, but could not be exercised)');
     expect(out.match(/it is not annotated readOnlyHint: true/g)).toHaveLength(1);
@@ -264,7 +292,21 @@ describe('CLI hygiene', () => {
   it('an unwritable --junit path (under /proc) falls back, names both paths and exits 2 promptly', async () => {
     const dir = tempDir();
     const started = Date.now();
-    const r = await runCli(['--server', referenceCommand(), '--check', 'discover/*', '--junit', '/proc/mcpc-nope/junit.xml', '--json', join(dir, 'results.json'), '--html', join(dir, 'r.html')], { timeoutMs: 30_000 });
+    const r = await runCli(
+      [
+        '--server',
+        referenceCommand(),
+        '--check',
+        'discover/*',
+        '--junit',
+        '/proc/mcpc-nope/junit.xml',
+        '--json',
+        join(dir, 'results.json'),
+        '--html',
+        join(dir, 'r.html'),
+      ],
+      { timeoutMs: 30_000 },
+    );
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(r.code).toBe(2);
     const m = /^mcp-conformance: cannot write \/proc\/mcpc-nope\/junit\.xml \(.*\); wrote (\S+junit\.xml) instead$/m.exec(r.stderr);
@@ -296,25 +338,48 @@ describe('report writing that hangs', () => {
     const { execa } = await import('execa');
     const dir = tempDir();
     const started = Date.now();
-    const r = await execa('node', ['--import', hangingRenames(dir), CLI, '--server', referenceCommand(), '--check', 'discover/*', '--deadline', '3000', ...reportsIn(dir)], {
-      reject: false,
-      env: { NO_COLOR: '1' },
-      timeout: 30_000,
-    });
+    const r = await execa(
+      'node',
+      [
+        '--import',
+        hangingRenames(dir),
+        CLI,
+        '--server',
+        referenceCommand(),
+        '--check',
+        'discover/*',
+        '--deadline',
+        '3000',
+        ...reportsIn(dir),
+      ],
+      {
+        reject: false,
+        env: { NO_COLOR: '1' },
+        timeout: 30_000,
+      },
+    );
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.exitCode).toBe(2);
     expect(String(r.stdout)).toContain('Result: PASSED');
-    expect(String(r.stderr)).toMatch(new RegExp(`cannot write ${join(dir, 'junit.xml').replace(/[/.]/g, '\\$&')}, nor the fallback \\S+junit\\.xml: writing .* did not finish within`));
+    expect(String(r.stderr)).toMatch(
+      new RegExp(
+        `cannot write ${join(dir, 'junit.xml').replace(/[/.]/g, '\\$&')}, nor the fallback \\S+junit\\.xml: writing .* did not finish within`,
+      ),
+    );
   });
 
   it('a SIGTERM while reports are written ends the suite at once', async () => {
     const { execa } = await import('execa');
     const dir = tempDir();
-    const child = execa('node', ['--import', hangingRenames(dir), CLI, '--server', referenceCommand(), '--check', 'discover/*', ...reportsIn(dir)], {
-      reject: false,
-      env: { NO_COLOR: '1' },
-      timeout: 30_000,
-    });
+    const child = execa(
+      'node',
+      ['--import', hangingRenames(dir), CLI, '--server', referenceCommand(), '--check', 'discover/*', ...reportsIn(dir)],
+      {
+        reject: false,
+        env: { NO_COLOR: '1' },
+        timeout: 30_000,
+      },
+    );
     await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => String(d).includes('Result: PASSED') && resolve()));
     const signalled = Date.now();
     child.kill('SIGTERM');

@@ -18,7 +18,10 @@ import { describeRun, freePort, referenceCommand, ROOT, runCli, tempDir } from '
 const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
 const SEED = 20261130;
 
-async function run(transport: TransportKind, opts: { jobs?: number; serverArgs?: string[]; timeoutMs?: number; onResult?: (e: ResultEvent) => void } = {}): Promise<RunResult> {
+async function run(
+  transport: TransportKind,
+  opts: { jobs?: number; serverArgs?: string[]; timeoutMs?: number; onResult?: (e: ResultEvent) => void } = {},
+): Promise<RunResult> {
   const base = { config, seed: SEED, runs: 5, requestTimeoutMs: opts.timeoutMs ?? 5000, jobs: opts.jobs, onResult: opts.onResult };
   const args = opts.serverArgs ?? [];
   if (transport === 'stdio') return runConformance({ command: referenceCommand(...args), ...base });
@@ -40,15 +43,18 @@ describe('concurrent checks', () => {
   });
 
   for (const transport of ['stdio', 'http'] as const) {
-    it.concurrent(`${transport}: the same report order and verdicts for --jobs 1 and the default (${defaultJobs(transport)}), streamed in report order`, async ({ expect }) => {
-      const streamed: ResultEvent[] = [];
-      const [one, many] = await Promise.all([run(transport, { jobs: 1 }), run(transport, { onResult: (e) => streamed.push(e) })]);
-      expect(one.exitCode, describeRun(one)).toBe(0);
-      expect(verdicts(many), describeRun(many)).toEqual(verdicts(one));
-      expect(streamed.map((e) => e.index)).toEqual(many.checks.map((_, i) => i));
-      expect(streamed.map((e) => e.result)).toEqual(many.checks);
-      expect(new Set(streamed.map((e) => e.total))).toEqual(new Set([many.checks.length]));
-    });
+    it.concurrent(
+      `${transport}: the same report order and verdicts for --jobs 1 and the default (${defaultJobs(transport)}), streamed in report order`,
+      async ({ expect }) => {
+        const streamed: ResultEvent[] = [];
+        const [one, many] = await Promise.all([run(transport, { jobs: 1 }), run(transport, { onResult: (e) => streamed.push(e) })]);
+        expect(one.exitCode, describeRun(one)).toBe(0);
+        expect(verdicts(many), describeRun(many)).toEqual(verdicts(one));
+        expect(streamed.map((e) => e.index)).toEqual(many.checks.map((_, i) => i));
+        expect(streamed.map((e) => e.result)).toEqual(many.checks);
+        expect(new Set(streamed.map((e) => e.total))).toEqual(new Set([many.checks.length]));
+      },
+    );
   }
 
   it('exits as soon as the reports are written: at most 0.5 s after the run', async () => {
@@ -84,7 +90,8 @@ describe('concurrent checks', () => {
               if (x.verdict !== 'not-observed') continue;
               expect(x.reason).toMatch(/subscriptions\/acknowledged-first|applies to/);
               // The first to meet the silence says what it waited for; the rest name the owner's finding.
-              if (!/judged by subscriptions\/acknowledged-first/.test(x.reason ?? '') && /acknowledged/.test(x.reason ?? '')) waited.push(c.id);
+              if (!/judged by subscriptions\/acknowledged-first/.test(x.reason ?? '') && /acknowledged/.test(x.reason ?? ''))
+                waited.push(c.id);
             }
           }
           expect(waited.length, `checks that waited out the timeout: ${waited.join(', ')}`).toBeLessThanOrEqual(1);

@@ -72,7 +72,11 @@ describe('Session.rawHttp', () => {
       // The answer is the probe's alone: no request of the session waited for it, nothing is a stray response.
       expect(r.session.violations).toEqual([]);
 
-      await r.session.rawHttp({ message: r.session.message('prompts/get', { name: 'greeting' }), headers: { 'mcp-name': 'other' }, omit: ['MCP-PROTOCOL-VERSION'] });
+      await r.session.rawHttp({
+        message: r.session.message('prompts/get', { name: 'greeting' }),
+        headers: { 'mcp-name': 'other' },
+        omit: ['MCP-PROTOCOL-VERSION'],
+      });
       expect(r.seen[1]!.headers['mcp-name']).toBe('other');
       expect(r.seen[1]!.headers['mcp-protocol-version']).toBeUndefined();
       expect(r.seen[1]!.headers['mcp-method']).toBe('prompts/get');
@@ -141,7 +145,12 @@ describe('UTF-8 well-formedness', () => {
   it('a stdout line with a Latin-1 byte is delivered and reported once', () => {
     const lines: string[] = [];
     const bad: string[] = [];
-    const s = new LineSplitter(1000, (l) => lines.push(l), () => {}, (l) => bad.push(l));
+    const s = new LineSplitter(
+      1000,
+      (l) => lines.push(l),
+      () => {},
+      (l) => bad.push(l),
+    );
     s.push(Buffer.concat([Buffer.from('{"a":"21 '), Buffer.from([0xb0]), Buffer.from('C"}\n{"b":"°"}\n')]));
     expect(lines).toHaveLength(2);
     expect(bad).toHaveLength(1);
@@ -153,7 +162,11 @@ describe('UTF-8 well-formedness', () => {
       req.resume();
       req.on('end', () => {
         n++;
-        const bytes = Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${n},"result":{"t":"21 `), Buffer.from(n === 3 ? '°' : '\xb0', n === 3 ? 'utf8' : 'latin1'), Buffer.from('C"}}')]);
+        const bytes = Buffer.concat([
+          Buffer.from(`{"jsonrpc":"2.0","id":${n},"result":{"t":"21 `),
+          Buffer.from(n === 3 ? '°' : '\xb0', n === 3 ? 'utf8' : 'latin1'),
+          Buffer.from('C"}}'),
+        ]);
         if (n === 2) {
           res.writeHead(200, { 'Content-Type': 'text/event-stream' });
           res.end(Buffer.concat([Buffer.from('event: message\ndata: '), bytes, Buffer.from('\n\n')]));
@@ -164,7 +177,11 @@ describe('UTF-8 well-formedness', () => {
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const t = new HttpTransport({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, headers: {}, maxMessageBytes: 1 << 20 });
+    const t = new HttpTransport({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+      headers: {},
+      maxMessageBytes: 1 << 20,
+    });
     const kinds: string[] = [];
     const messages: string[] = [];
     await t.start({ message: (m) => messages.push(m), violation: (kind) => kinds.push(kind), closed: () => {} });

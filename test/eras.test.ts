@@ -74,7 +74,9 @@ describe('era detection: the compatibility matrix, client side', () => {
       it('legacy client (--spec 2025-11-25) × modern server: named as modern-only, exit 2', async () => {
         const r = await run(transport, [], { spec: '2025-11-25' });
         expect(r.exitCode).toBe(2);
-        expect(r.aborted).toMatch(/^this server speaks 2026-07-28 \(modern\) only \(initialize answered .*-32022.*\); run with --spec 2026-07-28$/);
+        expect(r.aborted).toMatch(
+          /^this server speaks 2026-07-28 \(modern\) only \(initialize answered .*-32022.*\); run with --spec 2026-07-28$/,
+        );
       });
 
       it('legacy client (--spec 2025-11-25) × dual-era server: works in the legacy era', async () => {
@@ -149,7 +151,9 @@ describe('--spec all', () => {
     expect(verdict(r.eras![1]!, 'lifecycle/initialize-result')).toBe('pass');
 
     const text = renderConsole(r, { color: false });
-    expect(text).toMatch(/━━ 2026-07-28 \(modern era\) ━━[\s\S]*━━ 2025-11-25 \(legacy era\) ━━[\s\S]*━━ all eras ━━[\s\S]*Result: PASSED\n$/);
+    expect(text).toMatch(
+      /━━ 2026-07-28 \(modern era\) ━━[\s\S]*━━ 2025-11-25 \(legacy era\) ━━[\s\S]*━━ all eras ━━[\s\S]*Result: PASSED\n$/,
+    );
     const suites = [...renderJUnit(r).matchAll(/<testsuite name="([^"]+)"/g)].map((m) => m[1]);
     expect(suites).toEqual(expect.arrayContaining(['2026-07-28 discover', '2025-11-25 lifecycle']));
   });
@@ -184,7 +188,11 @@ async function legacyTarget(transport: TransportKind): Promise<{ target: Target;
   return { target, close: () => target.close() };
 }
 
-const sent = (s: Session) => s.frames().filter((f) => f.dir === 'out').map((f) => JSON.parse(f.text) as JsonObject);
+const sent = (s: Session) =>
+  s
+    .frames()
+    .filter((f) => f.dir === 'out')
+    .map((f) => JSON.parse(f.text) as JsonObject);
 
 describe('the legacy session', () => {
   for (const transport of ['stdio', 'http'] as const) {
@@ -220,13 +228,15 @@ describe('the legacy session', () => {
         for (const m of requests) expect((m.params as JsonObject | undefined)?._meta).toBeUndefined();
         expect(out.some((m) => m.method === 'notifications/initialized')).toBe(true);
         const answers = out.filter((m) => !('method' in m));
-        expect(answers.map((m) => Object.keys(m.result as JsonObject))).toEqual(expect.arrayContaining([['roots'], ['role', 'content', 'model', 'stopReason']]));
+        expect(answers.map((m) => Object.keys(m.result as JsonObject))).toEqual(
+          expect.arrayContaining([['roots'], ['role', 'content', 'model', 'stopReason']]),
+        );
         expect(s.violations, 'a server request is legal in the legacy era').toEqual([]);
 
         if (transport === 'http') {
           // Closing ends the session with DELETE: the server no longer knows the id.
           const id = s.sessionId!;
-          const url = (target.opts.url as string);
+          const url = target.opts.url as string;
           await target.disconnect(s);
           const status = await new Promise<number>((resolve, reject) => {
             http
@@ -244,7 +254,6 @@ describe('the legacy session', () => {
     });
   }
 });
-
 
 describe('Session, by era', () => {
   it('a server request is a violation in the modern era and answered in the legacy era', async () => {

@@ -17,7 +17,13 @@ export const WARN_BREAK = 'tools-list/unique-names';
 
 /** Run the built CLI with `env` added to a clean environment (no GitHub variables unless given); never rejects. */
 export async function cli(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}) {
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined, ...opts.env };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: '1',
+    GITHUB_ACTIONS: undefined,
+    GITHUB_STEP_SUMMARY: undefined,
+    ...opts.env,
+  };
   const r = await execa('node', [CLI, ...args], {
     cwd: opts.cwd ?? ROOT,
     reject: false,
@@ -64,10 +70,14 @@ export function everyVerdict(over: Partial<RunResult> = {}): RunResult {
   const checks: CheckResult[] = [
     check('tools-list/a-pass', 'MUST', [subject('server', 'pass')]),
     check('tools-list/b-fail', 'MUST', [
-      subject('server', 'fail', { findings: [{ requirement: 'Servers MUST answer <tools/list>.', expected: 'a result', actual: 'an error & "junk"', wire }] }),
+      subject('server', 'fail', {
+        findings: [{ requirement: 'Servers MUST answer <tools/list>.', expected: 'a result', actual: 'an error & "junk"', wire }],
+      }),
     ]),
     check('tools-list/c-warn', 'SHOULD', [
-      subject('tool:a', 'warn', { findings: [{ requirement: 'Names SHOULD be unique.', expected: 'one tool named a', actual: 'two tools named a', wire }] }),
+      subject('tool:a', 'warn', {
+        findings: [{ requirement: 'Names SHOULD be unique.', expected: 'one tool named a', actual: 'two tools named a', wire }],
+      }),
     ]),
     check('tools-call/d-skip', 'MUST', [subject('server', 'skip', { reason: 'the server does not declare the tools capability' })]),
     check('tools-call/e-not-observed', 'MUST', [subject('tool:slow', 'not-observed', { reason: 'not called: name it with --tools' })]),
@@ -93,7 +103,13 @@ export function everyVerdict(over: Partial<RunResult> = {}): RunResult {
     baseline: {
       path: 'baseline.yaml',
       expected: 1,
-      stale: [{ check: 'tools-list/a-pass', reason: 'was broken', why: 'tools-list/a-pass no longer fails or warns: remove the entry from the baseline' }],
+      stale: [
+        {
+          check: 'tools-list/a-pass',
+          reason: 'was broken',
+          why: 'tools-list/a-pass no longer fails or warns: remove the entry from the baseline',
+        },
+      ],
       unconfirmed: [],
     },
     exitCode: 1,

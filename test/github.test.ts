@@ -12,7 +12,14 @@ import { renderAnnotations, renderStepSummary } from '../render/index.js';
 import { cli, everyVerdict, FAIL_BREAK, WARN_BREAK } from './gate-helpers.js';
 import { referenceCommand, ROOT, tempDir } from './helpers.js';
 
-const reports = (dir: string) => ['--junit', join(dir, 'junit.xml'), '--json', join(dir, 'results.json'), '--html', join(dir, 'report.html')];
+const reports = (dir: string) => [
+  '--junit',
+  join(dir, 'junit.xml'),
+  '--json',
+  join(dir, 'results.json'),
+  '--html',
+  join(dir, 'report.html'),
+];
 
 describe('GitHub Actions', () => {
   it('annotates failures as errors and writes the step summary with requirement, expected, actual and the spec link', async () => {
@@ -28,7 +35,9 @@ describe('GitHub Actions', () => {
     expect(errors[0]).toMatch(new RegExp(`^::error title=mcp-conformance ${FAIL_BREAK}::FAIL ${FAIL_BREAK}: `));
     expect(errors[0]).toMatch(/%0ARequirement: [^%]*MUST NOT vary per-connection/);
     expect(errors[0]).toContain('%0AExpected: the same');
-    expect(errors[0]).toContain('%0ASpec: server/tools#Capabilities (MUST) https://modelcontextprotocol.io/specification/draft/server/tools#capabilities');
+    expect(errors[0]).toContain(
+      '%0ASpec: server/tools#Capabilities (MUST) https://modelcontextprotocol.io/specification/draft/server/tools#capabilities',
+    );
 
     const md = readFileSync(summary, 'utf8');
     expect(md.startsWith('# earlier step\n')).toBe(true); // appended, not replaced
@@ -43,7 +52,9 @@ describe('GitHub Actions', () => {
 
   it('warnings are warning annotations; nothing is printed outside GitHub Actions', async () => {
     const dir = tempDir();
-    const r = await cli(['--server', referenceCommand('--break', WARN_BREAK), '--check', 'tools-list/*', ...reports(dir)], { env: { GITHUB_ACTIONS: 'true' } });
+    const r = await cli(['--server', referenceCommand('--break', WARN_BREAK), '--check', 'tools-list/*', ...reports(dir)], {
+      env: { GITHUB_ACTIONS: 'true' },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^::warning title=mcp-conformance ${WARN_BREAK}::WARN `, 'm'));
     expect(r.stdout).not.toMatch(/^::error/m);
@@ -76,16 +87,21 @@ describe('action.yml', () => {
     run?: string;
     env?: Record<string, string>;
   }
-  const action = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { runs: { using: string; steps: Step[] }; inputs: Record<string, unknown> };
+  const action = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+    runs: { using: string; steps: Step[] };
+    inputs: Record<string, unknown>;
+  };
 
   it('is a composite action that sets up Node, runs the suite and uploads the reports', () => {
     expect(action.runs.using).toBe('composite');
     const uses = action.runs.steps.map((s) => s.uses).filter(Boolean);
     expect(uses).toEqual(['actions/setup-node@v4', 'actions/upload-artifact@v4']);
-    expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['server', 'url', 'config', 'baseline', 'args', 'node-version', 'reports']));
+    expect(Object.keys(action.inputs)).toEqual(
+      expect.arrayContaining(['server', 'url', 'config', 'baseline', 'args', 'node-version', 'reports']),
+    );
   });
 
-  it("its run step, executed as the runner would, tests the server and records the exit code", async () => {
+  it('its run step, executed as the runner would, tests the server and records the exit code', async () => {
     const step = action.runs.steps.find((s) => s.id === 'run')!;
     const dir = tempDir();
     const output = join(dir, 'github-output');

@@ -17,7 +17,11 @@ import { TimeoutLedger } from '../harness/timeouts.js';
 describe('LineSplitter', () => {
   it('splits lines across chunks and strips CR', () => {
     const lines: string[] = [];
-    const s = new LineSplitter(100, (l) => lines.push(l), () => {});
+    const s = new LineSplitter(
+      100,
+      (l) => lines.push(l),
+      () => {},
+    );
     s.push(Buffer.from('{"a":1}\r\n{"b"'));
     s.push(Buffer.from(':2}\n'));
     expect(lines).toEqual(['{"a":1}', '{"b":2}']);
@@ -26,7 +30,11 @@ describe('LineSplitter', () => {
   it('reports an oversized line once, drops it, and resumes at the next newline', () => {
     const lines: string[] = [];
     const big: number[] = [];
-    const s = new LineSplitter(10, (l) => lines.push(l), (_head, n) => big.push(n));
+    const s = new LineSplitter(
+      10,
+      (l) => lines.push(l),
+      (_head, n) => big.push(n),
+    );
     s.push(Buffer.from('0123456789ABCDEF'));
     s.push(Buffer.from('more bytes of the same line'));
     s.push(Buffer.from('\nok\n'));
@@ -98,7 +106,6 @@ describe('selectChecks', () => {
   });
 });
 
-
 function session(answer: Answer, timeoutMs = 2000) {
   const transport = new ScriptedTransport(answer);
   const s = new Session(transport, {
@@ -130,7 +137,9 @@ describe('Session', () => {
   });
 
   it('matches a response whose id has the wrong JSON type, and says so', async () => {
-    const { s } = session((m, _reply, t) => t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: String(m.id), error: { code: -32601, message: 'nope' } })));
+    const { s } = session((m, _reply, t) =>
+      t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: String(m.id), error: { code: -32601, message: 'nope' } })),
+    );
     await s.start();
     const ex = await s.request('x', {}, { id: 7 });
     expect(ex.idTypeMismatch).toBe(true);
@@ -159,7 +168,9 @@ describe('Session', () => {
   });
 
   it('delivers notifications to waiters with a deadline', async () => {
-    const { s } = session((_m, _reply, t) => t.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })));
+    const { s } = session((_m, _reply, t) =>
+      t.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })),
+    );
     await s.start();
     const waiting = s.waitForMessage((m) => m.method === 'notifications/tools/list_changed', 1000);
     void s.notify('notifications/cancelled', { requestId: 1 });
@@ -194,10 +205,14 @@ describe('TimeoutLedger: at most one full timeout per tool or method', () => {
     await expect(call()).rejects.toBeInstanceOf(RequestTimeoutError);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
     t0 = Date.now();
-    await expect(call()).rejects.toThrow(/a short probe: an earlier request to tools\/call "quiet" on connection 1 got no answer within 0.2 s/);
+    await expect(call()).rejects.toThrow(
+      /a short probe: an earlier request to tools\/call "quiet" on connection 1 got no answer within 0.2 s/,
+    );
     expect(Date.now() - t0).toBeLessThan(190);
     const sentBefore = transport.sent.length;
-    await expect(call()).rejects.toThrow(/^no answer to tools\/call "quiet": an earlier request to it \(connection 1, id .*\) got none within 0.2 s.*not waited for again$/);
+    await expect(call()).rejects.toThrow(
+      /^no answer to tools\/call "quiet": an earlier request to it \(connection 1, id .*\) got none within 0.2 s.*not waited for again$/,
+    );
     expect(transport.sent.length, 'a request known to be silent is not sent').toBe(sentBefore);
   });
 
@@ -225,7 +240,9 @@ describe('TimeoutLedger: at most one full timeout per tool or method', () => {
 
 describe('Session collaborators', () => {
   it('tells each frame its owner: the abort scope of the work that sent the request', async () => {
-    const { s } = session((m, _reply, t) => t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete' } })));
+    const { s } = session((m, _reply, t) =>
+      t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete' } })),
+    );
     await s.start();
     const mine = new AbortController().signal;
     const owners: Array<[string, AbortSignal | undefined]> = [];
@@ -266,7 +283,13 @@ describe('Session subscriptions and cancellation', () => {
       if (m.method !== 'subscriptions/listen') return;
       t.sink.message(JSON.stringify(ack(String(m.id))));
       t.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }));
-      t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': m.id } } }));
+      t.sink.message(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: m.id,
+          result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': m.id } },
+        }),
+      );
     });
     await s.start();
     const sub = s.listen({ notifications: { toolsListChanged: true } }, { id: 41 });
@@ -292,7 +315,13 @@ describe('Session subscriptions and cancellation', () => {
     expect(await sub.acknowledgment(10)).toBeDefined();
     expect(await sub.waitFor((m) => m.msg.method === 'notifications/tools/list_changed', 10)).toBeUndefined();
     const later = sub.waitFor((m) => m.msg.method === 'notifications/tools/list_changed', 1000, 1);
-    transport.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-a' } } }));
+    transport.sink.message(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-a' } },
+      }),
+    );
     expect((await later)?.via).toBe('subscription-id');
   });
 
@@ -308,7 +337,13 @@ describe('Session subscriptions and cancellation', () => {
     const sent = transport.sent;
     expect(sent.filter((m) => m.method === 'notifications/cancelled').map((m) => m.params.requestId)).toEqual([7, 8]);
     transport.sink.message(JSON.stringify({ jsonrpc: '2.0', id: 8, result: { resultType: 'complete', content: [] } }));
-    transport.sink.message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } } }));
+    transport.sink.message(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } },
+      }),
+    );
     expect(s.lateResponses(8)).toHaveLength(1);
     expect(sub.messages.map((m) => m.afterCancel)).toEqual([true]);
     expect(s.violations).toEqual([]);
@@ -324,7 +359,9 @@ describe('HTTP transport', () => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{}}}\n\n');
+        res.write(
+          'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{}}}\n\n',
+        );
         res.end('event: message\ndata: {"jsonrpc":"2.0","id":5,"result":{"resultType":"complete"}}\n\n');
       });
     });

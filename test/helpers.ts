@@ -69,7 +69,8 @@ export function brokenChecks(run: RunResult): string[] {
 /** A one-line summary of a run, for assertion messages. */
 export function describeRun(run: RunResult): string {
   const lines = run.checks.map(
-    (c) => `${c.id}: ${c.results.map((r) => `${r.subject}=${r.verdict}${r.reason ? ` (${r.reason})` : ''}${r.findings[0] ? ` [${r.findings[0].actual}]` : ''}`).join(', ')}`,
+    (c) =>
+      `${c.id}: ${c.results.map((r) => `${r.subject}=${r.verdict}${r.reason ? ` (${r.reason})` : ''}${r.findings[0] ? ` [${r.findings[0].actual}]` : ''}`).join(', ')}`,
   );
   return [`aborted=${run.aborted ?? '-'} harnessErrors=${run.harnessErrors.join('|') || '-'}`, ...lines].join('\n');
 }

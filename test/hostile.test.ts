@@ -97,7 +97,12 @@ function junitCases(xml: string): JunitCase[] {
   const doc = new XMLParser({ ignoreAttributes: false, isArray: (n) => ['testsuite', 'testcase'].includes(n) }).parse(xml);
   return (doc.testsuites.testsuite as Array<{ testcase?: Array<Record<string, unknown>> }>)
     .flatMap((s) => s.testcase ?? [])
-    .map((t) => ({ name: String(t['@_name']), failure: 'failure' in t, error: 'error' in t, text: strings([t.failure, t['system-out']]).join('\n') }));
+    .map((t) => ({
+      name: String(t['@_name']),
+      failure: 'failure' in t,
+      error: 'error' in t,
+      text: strings([t.failure, t['system-out']]).join('\n'),
+    }));
 }
 
 /** Every string inside a parsed XML fragment. */
@@ -132,7 +137,10 @@ describe('silence', () => {
     const o = await hostile('silent-tools-list');
     expect(o.result.exitCode).toBe(1);
     expect(only(o.result, 'tools-list/result-schema').findings[0]!.actual).toBe('no answer within 1 s to tools/list');
-    expect(only(o.result, 'tools-list/name-format')).toMatchObject({ verdict: 'not-observed', reason: expect.stringMatching(/no answer within 1 s to tools\/list/) });
+    expect(only(o.result, 'tools-list/name-format')).toMatchObject({
+      verdict: 'not-observed',
+      reason: expect.stringMatching(/no answer within 1 s to tools\/list/),
+    });
     expect(only(o.result, 'discover/result').verdict).toBe('pass');
     expect(only(o.result, 'protocol/no-response-to-notification').verdict).toBe('pass');
     inEveryReport(o, 'tools-list/result-schema', /no answer within 1 s to tools\/list/);
@@ -166,12 +174,16 @@ describe('crashes', () => {
     expect(o.result.exitCode).toBe(1);
     const first = only(o.result, 'tools-list/result-schema');
     expect(first.verdict).toBe('fail');
-    expect(first.findings[0]!.actual).toMatch(/connection closed before tools\/list was answered: server process exited with code 70; stderr ends: panic: runtime error/);
+    expect(first.findings[0]!.actual).toMatch(
+      /connection closed before tools\/list was answered: server process exited with code 70; stderr ends: panic: runtime error/,
+    );
     expect(first.findings[0]!.wire.some((f) => f.dir === 'out' && f.text.includes('"method":"tools/list"'))).toBe(true);
     expect(first.reason).toMatch(/restarted for the remaining checks \(restart 1 of at most 1\)/);
     // The restarted server crashed again on the next check; then no restart was left.
     expect(only(o.result, 'tools-list/deterministic-order').findings[0]!.actual).toMatch(/exited with code 70/);
-    expect(only(o.result, 'tools-list/unique-names').reason).toMatch(/^not run: the server process stopped 2 time\(s\) and no restart is left \(--max-restarts 1\)/);
+    expect(only(o.result, 'tools-list/unique-names').reason).toMatch(
+      /^not run: the server process stopped 2 time\(s\) and no restart is left \(--max-restarts 1\)/,
+    );
     expect(only(o.result, 'protocol/messages-schema-valid').verdict).toBe('pass');
     inEveryReport(o, 'tools-list/result-schema', /exited with code 70/);
   });
@@ -215,9 +227,13 @@ describe('size and floods', () => {
   });
 
   it('an endless line: reported once, later answers are lost and time out', async () => {
-    const o = await hostile('endless-line', { run: { checks: ['discover/*', 'tools-list/result-schema', 'transport/*', 'protocol/messages-schema-valid'], jobs: 1 } });
+    const o = await hostile('endless-line', {
+      run: { checks: ['discover/*', 'tools-list/result-schema', 'transport/*', 'protocol/messages-schema-valid'], jobs: 1 },
+    });
     expect(o.result.exitCode).toBe(1);
-    expect(only(o.result, 'protocol/messages-schema-valid').reason).toMatch(/^1 message\(s\) could not be validated: a stdout line exceeded/);
+    expect(only(o.result, 'protocol/messages-schema-valid').reason).toMatch(
+      /^1 message\(s\) could not be validated: a stdout line exceeded/,
+    );
     expect(only(o.result, 'tools-list/result-schema').findings[0]!.actual).toBe('no answer within 1 s to tools/list');
   });
 
@@ -238,7 +254,9 @@ describe('size and floods', () => {
       http: true,
       run: { checks: ['tools-list/result-schema', 'protocol/messages-schema-valid'], maxMessageBytes: 1024 * 1024 },
     });
-    expect(only(endless.result, 'protocol/messages-schema-valid').reason).toMatch(/an SSE event exceeded the maximum message size \(1048576 bytes\)/);
+    expect(only(endless.result, 'protocol/messages-schema-valid').reason).toMatch(
+      /an SSE event exceeded the maximum message size \(1048576 bytes\)/,
+    );
     expect(only(endless.result, 'tools-list/result-schema').findings[0]!.actual).toBe('no answer within 1 s to tools/list');
   });
 });
@@ -248,7 +266,11 @@ describe('process hygiene', () => {
     const o = await hostile('stubborn');
     expect(o.result.exitCode).toBe(0);
     expect(broken(o.result)).toEqual(['transport/exits-on-stdin-close']);
-    inEveryReport(o, 'transport/exits-on-stdin-close', /exited neither within 0\.3 s after its stdin was closed nor within 0\.3 s of SIGTERM; it was killed with SIGKILL/);
+    inEveryReport(
+      o,
+      'transport/exits-on-stdin-close',
+      /exited neither within 0\.3 s after its stdin was closed nor within 0\.3 s of SIGTERM; it was killed with SIGKILL/,
+    );
   });
 
   it('HTTP: a launched server that ignores SIGTERM is killed with everything it started', async () => {
@@ -262,8 +284,14 @@ describe('hostile schemas', () => {
   it('too deep, too large, cyclic or remote: judged within bounds, never fetched, never overflowing', async () => {
     const o = await hostile('schemas');
     const byTool = new Map(check(o.result, 'tools-list/input-schema-valid').results.map((r) => [r.subject, r]));
-    expect(byTool.get('tool:deep')).toMatchObject({ verdict: 'not-observed', reason: expect.stringMatching(/nested more than 128 levels deep/) });
-    expect(byTool.get('tool:huge_enum')).toMatchObject({ verdict: 'not-observed', reason: expect.stringMatching(/an enum of 200,000 values/) });
+    expect(byTool.get('tool:deep')).toMatchObject({
+      verdict: 'not-observed',
+      reason: expect.stringMatching(/nested more than 128 levels deep/),
+    });
+    expect(byTool.get('tool:huge_enum')).toMatchObject({
+      verdict: 'not-observed',
+      reason: expect.stringMatching(/an enum of 200,000 values/),
+    });
     expect(byTool.get('tool:cycle')).toMatchObject({ verdict: 'not-observed', reason: expect.stringMatching(/recurses without end/) });
     expect(byTool.get('tool:remote_ref')!.findings[0]!.actual).toBe(
       'unresolved $ref "https://schemas.example.invalid/point.json": network URIs are never dereferenced',
@@ -299,7 +327,9 @@ describe('the whole catalogue against every hostile behaviour', () => {
   const WHOLE: RunOptions = { checks: [], runTimeoutMs: 60_000, checkTimeoutMs: 15_000, runs: 6 };
 
   it('knows every behaviour', () => {
-    expect(BEHAVIOURS).toEqual(expect.arrayContaining(['schemas', 'redos-input', 'redos-output', 'redos-pattern-properties', 'deep', 'flood', 'stubborn']));
+    expect(BEHAVIOURS).toEqual(
+      expect.arrayContaining(['schemas', 'redos-input', 'redos-output', 'redos-pattern-properties', 'deep', 'flood', 'stubborn']),
+    );
   });
 
   describe.concurrent('each ends by itself within the deadline, with reports, no internal error and no process left', () => {
@@ -316,8 +346,18 @@ describe('the whole catalogue against every hostile behaviour', () => {
 
   /** The Done-when cases: each ends within --deadline, exits 1 or 2 with a clear cause, and leaves no process. */
   const cases: Array<[string, string, string, RegExp]> = [
-    ['redos-input', 'tools-call/valid-result', 'tool:match', /^no arguments are generated for this inputSchema: pattern "\^\(a\+\)\+\$" backtracks catastrophically/],
-    ['redos-output', 'tools-call/structured-content-valid', 'tool:report', /pattern "\^\(a\+\)\+\$" could not be evaluated within 500 ms \(catastrophic backtracking\)/],
+    [
+      'redos-input',
+      'tools-call/valid-result',
+      'tool:match',
+      /^no arguments are generated for this inputSchema: pattern "\^\(a\+\)\+\$" backtracks catastrophically/,
+    ],
+    [
+      'redos-output',
+      'tools-call/structured-content-valid',
+      'tool:report',
+      /pattern "\^\(a\+\)\+\$" could not be evaluated within 500 ms \(catastrophic backtracking\)/,
+    ],
     ['redos-pattern-properties', 'tools-call/valid-result', 'tool:keys', /pattern "\^\(a\+\)\+\$" (backtracks catastrophically|overran)/],
     ['deep', 'tools-list/input-schema-valid', 'tool:deep', /nested more than 128 levels deep/],
     ['schemas', 'tools-list/input-schema-valid', 'tool:deep', /nested more than 128 levels deep/],
@@ -485,7 +525,17 @@ if (!isMainThread) {
     );
     const cli = execa(
       'node',
-      ['--import', busy, CLI, '--server', `node ${SERVER} --behaviour none --stubborn --ready-file ${ready} --tag ${marker}`, '--junit', join(dir, 'j.xml'), '--json', join(dir, 'r.json')],
+      [
+        '--import',
+        busy,
+        CLI,
+        '--server',
+        `node ${SERVER} --behaviour none --stubborn --ready-file ${ready} --tag ${marker}`,
+        '--junit',
+        join(dir, 'j.xml'),
+        '--json',
+        join(dir, 'r.json'),
+      ],
       { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } },
     );
     await fileAppears(ready, 20_000);
@@ -508,7 +558,17 @@ if (!isMainThread) {
     const ready = join(dir, 'ready');
     const cli = execa(
       'node',
-      [CLI, '--server', `node ${SERVER} --behaviour silent-tools-list --stubborn --ready-file ${ready} --tag ${marker}`, '--timeout', '30000', '--junit', join(dir, 'j.xml'), '--json', join(dir, 'r.json')],
+      [
+        CLI,
+        '--server',
+        `node ${SERVER} --behaviour silent-tools-list --stubborn --ready-file ${ready} --tag ${marker}`,
+        '--timeout',
+        '30000',
+        '--junit',
+        join(dir, 'j.xml'),
+        '--json',
+        join(dir, 'r.json'),
+      ],
       { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } },
     );
     await fileAppears(ready, 20_000);
@@ -535,7 +595,15 @@ const w = watch(${JSON.stringify(dir)}, () => {
     );
     const r = await execa(
       'node',
-      ['--import', fault, CLI, '--server', `node ${SERVER} --behaviour silent-tools-list --stubborn --ready-file ${ready} --tag ${marker}`, '--timeout', '30000'],
+      [
+        '--import',
+        fault,
+        CLI,
+        '--server',
+        `node ${SERVER} --behaviour silent-tools-list --stubborn --ready-file ${ready} --tag ${marker}`,
+        '--timeout',
+        '30000',
+      ],
       { cwd: ROOT, reject: false, env: { NO_COLOR: '1' }, timeout: 60_000 },
     );
     expect(r.exitCode).toBe(2);

@@ -14,7 +14,15 @@ import { cli, everyVerdict, FAIL_BREAK } from './gate-helpers.js';
 import { referenceCommand, ROOT, tempDir } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 let browser: Browser;
 
@@ -42,7 +50,18 @@ describe('HTML report in headless Chromium', () => {
   it('a real failing run: summary, areas, the failure with quote, expected, actual and wire; the verdict filter; no network', async () => {
     const dir = tempDir();
     const html = join(dir, 'report.html');
-    const r = await cli(['--server', referenceCommand('--break', FAIL_BREAK), '--seed', '1', '--junit', join(dir, 'j.xml'), '--json', join(dir, 'r.json'), '--html', html]);
+    const r = await cli([
+      '--server',
+      referenceCommand('--break', FAIL_BREAK),
+      '--seed',
+      '1',
+      '--junit',
+      join(dir, 'j.xml'),
+      '--json',
+      join(dir, 'r.json'),
+      '--html',
+      html,
+    ]);
     expect(r.code).toBe(1);
     const run = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as RunResult;
     const { page, requests, errors } = await open(html);
@@ -61,13 +80,20 @@ describe('HTML report in headless Chromium', () => {
       expect(text).toMatch(/Expected\s+the same \d+ tool name\(s\) on connection \d+/);
       expect(text).toMatch(/Actual\s+missing there/);
       expect(await failed.locator('pre.wire').innerText()).toMatch(/→ .*"method":"tools\/list"/);
-      expect(await failed.locator('.spec a').getAttribute('href')).toBe('https://modelcontextprotocol.io/specification/draft/server/tools#capabilities');
+      expect(await failed.locator('.spec a').getAttribute('href')).toBe(
+        'https://modelcontextprotocol.io/specification/draft/server/tools#capabilities',
+      );
 
       const visible = () => page.locator('.check:visible').count();
       const total = run.checks.length;
       expect(await visible()).toBe(total);
       await page.locator('#filter input[data-verdict="pass"]').uncheck();
-      const passing = run.checks.filter((c) => c.results.length > 0 && c.results.every((x) => x.verdict === 'pass' || x.verdict === 'skip') && c.results.some((x) => x.verdict === 'pass')).length;
+      const passing = run.checks.filter(
+        (c) =>
+          c.results.length > 0 &&
+          c.results.every((x) => x.verdict === 'pass' || x.verdict === 'skip') &&
+          c.results.some((x) => x.verdict === 'pass'),
+      ).length;
       expect(await visible()).toBe(total - passing);
       for (const v of ['skip', 'not-observed', 'warn']) await page.locator(`#filter input[data-verdict="${v}"]`).uncheck();
       expect(await page.locator('.check:visible').evaluateAll((els) => els.map((e) => e.getAttribute('data-check')))).toEqual([FAIL_BREAK]);
@@ -85,7 +111,8 @@ describe('HTML report in headless Chromium', () => {
 
   it('one self-contained file: no external reference; what a server sent stays text', async () => {
     const run = everyVerdict();
-    run.checks[1]!.results[0]!.findings[0]!.actual = '<img src="http://127.0.0.1:9/x.png" onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>';
+    run.checks[1]!.results[0]!.findings[0]!.actual =
+      '<img src="http://127.0.0.1:9/x.png" onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>';
     const text = renderHtml(run);
     expect(text).not.toMatch(/<(link|img|iframe)\b/i);
     expect(text).not.toMatch(/src=["']?(https?:)?\/\//i);

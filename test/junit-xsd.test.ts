@@ -26,13 +26,25 @@ describe('JUnit is valid against junit-10.xsd', () => {
     expect(xml).toMatch(/SKIPPED: the server does not declare/);
     // The validator does reject what the schema forbids (the defects of the earlier layout).
     expect(await junitErrors(xml.replace('<testsuites ', '<testsuites skipped="1" '))).not.toEqual([]);
-    expect(await junitErrors(xml.replace('<system-out>', '<properties><property name="spec" value="x"/></properties><system-out>'))).not.toEqual([]);
+    expect(
+      await junitErrors(xml.replace('<system-out>', '<properties><property name="spec" value="x"/></properties><system-out>')),
+    ).not.toEqual([]);
   });
 
   it('strict, aborted, with harness errors and eras', async () => {
-    const one = everyVerdict({ strict: true, aborted: 'the server did not answer\nat all', harnessErrors: ['x: internal error'], exitCode: 2 });
+    const one = everyVerdict({
+      strict: true,
+      aborted: 'the server did not answer\nat all',
+      harnessErrors: ['x: internal error'],
+      exitCode: 2,
+    });
     expect(await junitErrors(renderJUnit(one))).toEqual([]);
-    const both: RunResult = { ...everyVerdict(), revision: 'all', checks: [], eras: [everyVerdict({ revision: '2026-07-28' }), everyVerdict({ revision: '2025-11-25' })] };
+    const both: RunResult = {
+      ...everyVerdict(),
+      revision: 'all',
+      checks: [],
+      eras: [everyVerdict({ revision: '2026-07-28' }), everyVerdict({ revision: '2025-11-25' })],
+    };
     expect(await junitErrors(renderJUnit(both))).toEqual([]);
   });
 
@@ -42,7 +54,18 @@ describe('JUnit is valid against junit-10.xsd', () => {
   ] as const) {
     it(`the real JUnit of ${what} run against the reference server (with skips and not-observed)`, async () => {
       const dir = tempDir();
-      const r = await cli(['--server', referenceCommand('--break', brk), '--seed', '1', '--junit', join(dir, 'j.xml'), '--json', join(dir, 'r.json'), '--html', join(dir, 'r.html')]);
+      const r = await cli([
+        '--server',
+        referenceCommand('--break', brk),
+        '--seed',
+        '1',
+        '--junit',
+        join(dir, 'j.xml'),
+        '--json',
+        join(dir, 'r.json'),
+        '--html',
+        join(dir, 'r.html'),
+      ]);
       expect(r.code, r.stderr).toBe(verdict === 'fail' ? 1 : 0);
       const run = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as RunResult;
       const verdicts = new Set(run.checks.flatMap((c) => c.results.map((x) => x.verdict)));

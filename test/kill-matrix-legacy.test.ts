@@ -30,7 +30,8 @@ const acceptedNotObserved = (r: { verdict: string; subject: string; reason?: str
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
   const base = { spec: '2025-11-25', requestTimeoutMs: 5000, seed: 20261130, runs: 5, config };
-  if (transport === 'stdio') return runConformance({ command: referenceCommand('--era', 'legacy', '--empty-cursor', ...serverArgs), ...base });
+  if (transport === 'stdio')
+    return runConformance({ command: referenceCommand('--era', 'legacy', '--empty-cursor', ...serverArgs), ...base });
   const port = await freePort();
   return runConformance({
     command: referenceCommand('--http', String(port), '--era', 'legacy', '--empty-cursor', ...serverArgs),
@@ -51,7 +52,9 @@ describe('kill matrix, legacy era', () => {
   // (vitest's maxConcurrency), each asserting through its own test context's expect.
   for (const transport of ['stdio', 'http'] as const) {
     describe.concurrent(transport, () => {
-      it('the reference server passes every check of the legacy era (skips only where the transport or the era does not apply)', async ({ expect }) => {
+      it('the reference server passes every check of the legacy era (skips only where the transport or the era does not apply)', async ({
+        expect,
+      }) => {
         const result = await run(transport);
         const info = describeRun(result);
         expect(result.aborted, info).toBeUndefined();
@@ -80,7 +83,8 @@ describe('kill matrix, legacy era', () => {
           const verdicts = result.checks.find((c) => c.id === check.id)!.results.map((r) => r.verdict);
           expect(verdicts, info).toContain(check.level === 'MUST' ? 'fail' : 'warn');
           for (const c of result.checks) {
-            for (const r of c.results) if (!acceptedNotObserved(r)) expect(r.verdict, `${c.id} [${r.subject}] ${r.reason ?? ''}`).not.toBe('not-observed');
+            for (const r of c.results)
+              if (!acceptedNotObserved(r)) expect(r.verdict, `${c.id} [${r.subject}] ${r.reason ?? ''}`).not.toBe('not-observed');
           }
           const finding = result.checks.find((c) => c.id === check.id)!.results.find((r) => r.findings.length)!.findings[0]!;
           expect(finding.requirement.length).toBeGreaterThan(0);

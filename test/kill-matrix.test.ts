@@ -23,7 +23,6 @@ const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
  */
 const SERVER_OPTIONS = ['--empty-cursor'];
 
-
 /**
  * Reference tools that are not read-only and that the configuration does not
  * allow to be called with generated arguments: set_extra_tool changes the
@@ -42,7 +41,8 @@ const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:slow', 'tool:needs_elici
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
   const args = [...SERVER_OPTIONS, ...serverArgs];
-  if (transport === 'stdio') return runConformance({ command: referenceCommand(...args), requestTimeoutMs: 5000, config, seed: SEED, runs: RUNS });
+  if (transport === 'stdio')
+    return runConformance({ command: referenceCommand(...args), requestTimeoutMs: 5000, config, seed: SEED, runs: RUNS });
   const port = await freePort();
   return runConformance({
     command: referenceCommand('--http', String(port), ...args),

@@ -103,7 +103,13 @@ describe('elicitation modes a capability declares', () => {
 
 describe('session ids: unique and not a counter', () => {
   it('random UUIDs pass; a repeat or a counter is named', () => {
-    expect(sessionIdProblem(['9b2f3c1e-6a51-4d1b-9f0e-2a7c8d3e4f50', '0c7d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f', 'f1e2d3c4-b5a6-4978-8a6b-5c4d3e2f1a0b'])).toBeUndefined();
+    expect(
+      sessionIdProblem([
+        '9b2f3c1e-6a51-4d1b-9f0e-2a7c8d3e4f50',
+        '0c7d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f',
+        'f1e2d3c4-b5a6-4978-8a6b-5c4d3e2f1a0b',
+      ]),
+    ).toBeUndefined();
     expect(sessionIdProblem(['abc', 'abc'])).toMatch(/same id/);
     expect(sessionIdProblem(['session-7', 'session-8', 'session-9'])).toMatch(/count up/);
     expect(sessionIdProblem(['1733050000123', '1733050000456'])).toMatch(/count up/);

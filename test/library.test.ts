@@ -53,7 +53,16 @@ describe('the packed package in a fresh npm project', () => {
     const packed = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' });
     const info = JSON.parse(packed) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = info[0]!.files.map((f) => f.path);
-    for (const f of ['LICENSE', 'mcp-conformance.config.example.yaml', 'fixtures/reference.config.yaml', 'action.yml', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'schemas/baseline.schema.json', 'fixtures/servers/reference/server.js']) {
+    for (const f of [
+      'LICENSE',
+      'mcp-conformance.config.example.yaml',
+      'fixtures/reference.config.yaml',
+      'action.yml',
+      'dist/lib/index.js',
+      'dist/lib/index.d.ts',
+      'schemas/baseline.schema.json',
+      'fixtures/servers/reference/server.js',
+    ]) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('schemas/'))).toEqual([]);
@@ -69,12 +78,20 @@ describe('the packed package in a fresh npm project', () => {
     expect(existsSync(join(project, 'node_modules/typescript'))).toBe(false);
 
     // The README's set-up command, as a user of the package types it.
-    const run = await execa('npx', ['mcp-conformance', '--server', 'reference', '--check', 'discover/*'], { cwd: project, reject: false, env: { NO_COLOR: '1' } });
+    const run = await execa('npx', ['mcp-conformance', '--server', 'reference', '--check', 'discover/*'], {
+      cwd: project,
+      reject: false,
+      env: { NO_COLOR: '1' },
+    });
     expect(run.exitCode, String(run.stdout) + String(run.stderr)).toBe(0);
     expect(String(run.stdout)).toContain('Result: PASSED');
     for (const f of ['junit.xml', 'results.json', 'report.html']) expect(existsSync(join(project, 'reports', f))).toBe(true);
     // The shipped example config validates.
-    const config = await execa('npx', ['mcp-conformance', '--config', 'node_modules/mcp-conformance/fixtures/reference.config.yaml', '--check', 'discover/*'], { cwd: project, reject: false });
+    const config = await execa(
+      'npx',
+      ['mcp-conformance', '--config', 'node_modules/mcp-conformance/fixtures/reference.config.yaml', '--check', 'discover/*'],
+      { cwd: project, reject: false },
+    );
     expect(config.exitCode, String(config.stderr)).toBe(0);
 
     writeFileSync(
@@ -91,19 +108,39 @@ describe('the packed package in a fresh npm project', () => {
       join(project, 'tsconfig.json'),
       // A Node project's usual set-up: @types/node (here the suite's own copy) beside the package.
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, typeRoots: [join(ROOT, 'node_modules/@types')], types: ['node'] },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          typeRoots: [join(ROOT, 'node_modules/@types')],
+          types: ['node'],
+        },
         files: ['check.ts'],
       }),
     );
-    const tsc = await execa('node', [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: project, reject: false });
+    const tsc = await execa('node', [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+      cwd: project,
+      reject: false,
+    });
     expect(tsc.exitCode, String(tsc.stdout)).toBe(0);
     const bad = join(project, 'bad.ts');
     writeFileSync(bad, "import { runConformance } from 'mcp-conformance';\nawait runConformance({ command: 1 });\n");
-    writeFileSync(join(project, 'tsconfig.bad.json'), readFileSync(join(project, 'tsconfig.json'), 'utf8').replace('"check.ts"', '"bad.ts"'));
-    const tscBad = await execa('node', [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.bad.json'], { cwd: project, reject: false });
+    writeFileSync(
+      join(project, 'tsconfig.bad.json'),
+      readFileSync(join(project, 'tsconfig.json'), 'utf8').replace('"check.ts"', '"bad.ts"'),
+    );
+    const tscBad = await execa('node', [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.bad.json'], {
+      cwd: project,
+      reject: false,
+    });
     expect(String(tscBad.stdout)).toMatch(/Type 'number' is not assignable to type 'string'/);
 
-    writeFileSync(join(project, 'check.mjs'), readFileSync(join(project, 'check.ts'), 'utf8').replace(', type RunResult', '').replace(': RunResult', '').replace(': number', ''));
+    writeFileSync(
+      join(project, 'check.mjs'),
+      readFileSync(join(project, 'check.ts'), 'utf8').replace(', type RunResult', '').replace(': RunResult', '').replace(': number', ''),
+    );
     const lib = await execa('node', ['check.mjs'], { cwd: project });
     expect(JSON.parse(String(lib.stdout))).toEqual({ exitCode: 0, failed: 0 });
   });

@@ -67,7 +67,9 @@ describe('hostile schemas', () => {
     expect(validate({ s: 'aaaaaaaaaaaa' })).toBe(true);
     expect(validate({ s: `${'a'.repeat(40)}!` })).toBe(false);
     expect(isIndeterminate(validate.errors)).toBe(true);
-    expect(validate.errors![0]!.message).toMatch(/pattern "\^\(a\+\)\+\$" could not be evaluated within \d+ ms \(catastrophic backtracking\)/);
+    expect(validate.errors![0]!.message).toMatch(
+      /pattern "\^\(a\+\)\+\$" could not be evaluated within \d+ ms \(catastrophic backtracking\)/,
+    );
     // The next match against the same pattern fails at once; other patterns still work.
     expect(validate({ s: `${'a'.repeat(30)}b` })).toBe(false);
     const other = checkJsonSchema({ type: 'object', properties: { s: { type: 'string', pattern: '^[a-z]+$' } } }).validate!;
@@ -89,7 +91,11 @@ describe('size', () => {
     const max = 1024 * 1024;
     const lines: string[] = [];
     const big: number[] = [];
-    const s = new LineSplitter(max, (l) => lines.push(l), (_h, n) => big.push(n));
+    const s = new LineSplitter(
+      max,
+      (l) => lines.push(l),
+      (_h, n) => big.push(n),
+    );
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     let peak = 0;
     for (let sent = 0; sent < 50 * 1024 * 1024; sent += chunk.length) {
@@ -220,13 +226,19 @@ describe('server-controlled patterns, bounded wherever they are evaluated', () =
     expect(countedExpansion('(a{1000}){1000}')).toBe(1_000_000);
     expect(countedExpansion('^\\d{4}-\\d{2}$')).toBe(4);
     // Ordinary patterns, nested quantifiers with a separator included, pass.
-    for (const p of ['^[a-z]+$', '^([a-z0-9]+[-_.])*[a-z0-9]+$', '^\\d{4}-\\d{2}-\\d{2}$', '^[A-Z]{2}-\\d{3}$']) expect(screenPattern(p)).toBeUndefined();
+    for (const p of ['^[a-z]+$', '^([a-z0-9]+[-_.])*[a-z0-9]+$', '^\\d{4}-\\d{2}-\\d{2}$', '^[A-Z]{2}-\\d{3}$'])
+      expect(screenPattern(p)).toBeUndefined();
   });
 
   it('refuses to generate for a schema with a catastrophic pattern anywhere (property, patternProperties), naming it', () => {
     const started = Date.now();
     const a = validArguments({ type: 'object', properties: { s: { type: 'string', pattern: '^(b+)+$' } }, required: ['s'] }, 1);
-    expect(a).toMatchObject({ ok: false, reason: expect.stringMatching(/^no arguments are generated for this inputSchema: pattern "\^\(b\+\)\+\$" backtracks catastrophically/) });
+    expect(a).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(
+        /^no arguments are generated for this inputSchema: pattern "\^\(b\+\)\+\$" backtracks catastrophically/,
+      ),
+    });
     const b = validArguments({ type: 'object', patternProperties: { '^(c+)+$': { type: 'string' } } }, 1);
     expect(b).toMatchObject({ ok: false, reason: expect.stringContaining('"^(c+)+$"') });
     expect(Date.now() - started).toBeLessThan(5000);
@@ -244,7 +256,10 @@ describe('server-controlled patterns, bounded wherever they are evaluated', () =
   });
 
   it('checks a format on a long server string on the worker, with the same answers', () => {
-    const r = checkJsonSchema({ type: 'object', properties: { u: { type: 'string', format: 'email' }, d: { type: 'string', format: 'date-time' } } });
+    const r = checkJsonSchema({
+      type: 'object',
+      properties: { u: { type: 'string', format: 'email' }, d: { type: 'string', format: 'date-time' } },
+    });
     const validate = r.validate!;
     expect(validate({ u: 'a@example.com', d: '2024-01-01T00:00:00Z' })).toBe(true);
     expect(validate({ u: `${'a'.repeat(5000)}@example.com` })).toBe(true);

@@ -37,8 +37,14 @@ const FORM = {
 };
 
 const reply = (id: unknown, result: Record<string, unknown>) => ({ jsonrpc: '2.0', id, result });
-const elicitation = (requestedSchema: unknown) => ({ method: 'elicitation/create', params: { mode: 'form', message: 'Tell me', requestedSchema } });
-const sampling = { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }], maxTokens: 10 } };
+const elicitation = (requestedSchema: unknown) => ({
+  method: 'elicitation/create',
+  params: { mode: 'form', message: 'Tell me', requestedSchema },
+});
+const sampling = {
+  method: 'sampling/createMessage',
+  params: { messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }], maxTokens: 10 },
+};
 
 describe('completeRequest', () => {
   const STATE = 'opaque ✓ "state" with \\ and \u0001 — echoed as is';
@@ -47,7 +53,13 @@ describe('completeRequest', () => {
     const { session, transport } = await scriptedSession((m, send) => {
       const p = m.params;
       if (p.requestState === undefined) {
-        send(reply(m.id, { resultType: 'input_required', inputRequests: { form: elicitation(FORM), model: sampling, where: { method: 'roots/list' } }, requestState: STATE }));
+        send(
+          reply(m.id, {
+            resultType: 'input_required',
+            inputRequests: { form: elicitation(FORM), model: sampling, where: { method: 'roots/list' } },
+            requestState: STATE,
+          }),
+        );
       } else if (p.requestState === STATE) {
         send(reply(m.id, { resultType: 'input_required', requestState: 'second' }));
       } else {
@@ -84,18 +96,28 @@ describe('completeRequest', () => {
   it('sends the scripted answers, and omits requestState when the server sent none', async () => {
     const { session, transport } = await scriptedSession((m, send) => {
       if (!m.params.inputResponses) {
-        send(reply(m.id, { resultType: 'input_required', inputRequests: { a: elicitation(FORM), b: elicitation(FORM), c: elicitation(FORM), s: sampling, r: { method: 'roots/list' } } }));
+        send(
+          reply(m.id, {
+            resultType: 'input_required',
+            inputRequests: { a: elicitation(FORM), b: elicitation(FORM), c: elicitation(FORM), s: sampling, r: { method: 'roots/list' } },
+          }),
+        );
       } else send(reply(m.id, { resultType: 'complete', content: [] }));
     });
-    const out = await completeRequest(session, 'prompts/get', { name: 'p' }, {
-      answers: {
-        a: { action: 'decline' },
-        b: { action: 'cancel' },
-        c: { action: 'accept', content: { name: 'Ada' } },
-        s: { text: 'scripted', model: 'm' },
-        r: { roots: [{ uri: 'file:///x' }] },
+    const out = await completeRequest(
+      session,
+      'prompts/get',
+      { name: 'p' },
+      {
+        answers: {
+          a: { action: 'decline' },
+          b: { action: 'cancel' },
+          c: { action: 'accept', content: { name: 'Ada' } },
+          s: { text: 'scripted', model: 'm' },
+          r: { roots: [{ uri: 'file:///x' }] },
+        },
       },
-    });
+    );
     expect(out.status).toBe('complete');
     const retry = transport.sent[1]!.params;
     expect(retry).not.toHaveProperty('requestState');
@@ -137,7 +159,13 @@ describe('completeRequest', () => {
       [{ resultType: 'input_required' }, 'empty'],
       [{ resultType: 'input_required', inputRequests: { x: { method: 'tools/call', params: {} } } }, 'unanswerable'],
       [{ resultType: 'input_required', inputRequests: { x: elicitation(FORM) } }, 'undeclared', { sampling: {} }],
-      [{ resultType: 'input_required', inputRequests: { x: { method: 'elicitation/create', params: { mode: 'url', message: 'go', url: 'https://example.com' } } } }, 'undeclared'],
+      [
+        {
+          resultType: 'input_required',
+          inputRequests: { x: { method: 'elicitation/create', params: { mode: 'url', message: 'go', url: 'https://example.com' } } },
+        },
+        'undeclared',
+      ],
       [{ resultType: 'later' }, 'result-type'],
     ];
     for (const [result, stuck, capabilities] of cases) {
@@ -151,7 +179,14 @@ describe('completeRequest', () => {
 
   it('continues from an answer already received, keeping its capabilities', async () => {
     const { session, transport } = await scriptedSession((m, send) =>
-      send(reply(m.id, m.params.inputResponses ? { resultType: 'complete', content: [] } : { resultType: 'input_required', inputRequests: { q: sampling } })),
+      send(
+        reply(
+          m.id,
+          m.params.inputResponses
+            ? { resultType: 'complete', content: [] }
+            : { resultType: 'input_required', inputRequests: { q: sampling } },
+        ),
+      ),
     );
     const first = await session.request('tools/call', { name: 't' }, { meta: { capabilities: { sampling: {} } } });
     const out = await continueRequest(session, first);
@@ -168,7 +203,11 @@ describe('validExample', () => {
   });
 
   it('builds minimal valid tool arguments, and reports a schema it cannot satisfy', () => {
-    const args = validExample({ type: 'object', properties: { n: { type: 'integer', exclusiveMinimum: 5, multipleOf: 4 }, o: { type: 'string' } }, required: ['n'] });
+    const args = validExample({
+      type: 'object',
+      properties: { n: { type: 'integer', exclusiveMinimum: 5, multipleOf: 4 }, o: { type: 'string' } },
+      required: ['n'],
+    });
     expect(args).toEqual({ ok: true, value: { n: 8 } });
     expect(validExample({ type: 'string', pattern: '^[0-9]+$' }).ok).toBe(false);
   });
@@ -195,7 +234,13 @@ describe('tampering helpers', () => {
   });
 
   it('varies one argument and keeps it valid', () => {
-    const tool = { inputSchema: { type: 'object', properties: { amount: { type: 'integer', maximum: 5 }, c: { enum: ['A', 'B'] } }, required: ['amount'] } };
+    const tool = {
+      inputSchema: {
+        type: 'object',
+        properties: { amount: { type: 'integer', maximum: 5 }, c: { enum: ['A', 'B'] } },
+        required: ['amount'],
+      },
+    };
     expect(otherArguments(tool, { amount: 5 })).toEqual({ amount: 4 });
     expect(otherArguments(tool, { c: 'A', amount: 1 })).toEqual({ c: 'B', amount: 1 });
     expect(otherArguments({ inputSchema: { type: 'object' } }, {})).toBeUndefined();
@@ -212,7 +257,9 @@ describe('fixture files', () => {
     const dir = tempDir();
     const file = join(dir, 'bad.config.yaml');
     writeFileSync(file, 'fixtures:\n  mrtr_elicit:\n    calls:\n      - expect: { outcome: maybe }\n');
-    expect(() => loadConfig(file)).toThrow(/is invalid at \/fixtures\/mrtr_elicit\/calls\/0\/expect\/outcome: must be equal to one of the allowed values/);
+    expect(() => loadConfig(file)).toThrow(
+      /is invalid at \/fixtures\/mrtr_elicit\/calls\/0\/expect\/outcome: must be equal to one of the allowed values/,
+    );
   });
 });
 
@@ -222,7 +269,8 @@ describe('tampering the server documents as harmless', () => {
   it('is not judged: integrity protection MAY be omitted', async () => {
     const { config } = loadConfig(join(ROOT, 'fixtures/reference.config.yaml'));
     const harmless = { ...config, fixtures: { ...config.fixtures } };
-    for (const tool of ['mrtr_all', 'mrtr_multi', 'mrtr_signed']) harmless.fixtures![tool] = { ...harmless.fixtures![tool], tamperingHarmless: true };
+    for (const tool of ['mrtr_all', 'mrtr_multi', 'mrtr_signed'])
+      harmless.fixtures![tool] = { ...harmless.fixtures![tool], tamperingHarmless: true };
     const result = await runConformance({
       command: referenceCommand('--break', 'mrtr/state-integrity'),
       // A second check, so the run tests something (a run of not-observed alone ends with exit 2).
@@ -231,7 +279,10 @@ describe('tampering the server documents as harmless', () => {
       config: harmless,
     });
     const check = result.checks.find((c) => c.id === 'mrtr/state-integrity')!;
-    expect(check.results.map((r) => r.verdict), describeRun(result)).toEqual(['not-observed']);
+    expect(
+      check.results.map((r) => r.verdict),
+      describeRun(result),
+    ).toEqual(['not-observed']);
     expect(check.results[0]!.reason).toMatch(/tamperingHarmless/);
     expect(result.harnessErrors, describeRun(result)).toEqual([]);
     expect(result.exitCode, describeRun(result)).toBe(0);

@@ -89,7 +89,9 @@ describe('walkList', () => {
   });
 
   it('ends on "" that leads back to the first page, without taking its items twice', async () => {
-    const walk = await walkScripted((c) => (c === undefined || c === '' ? page(['a', 'b'], c === undefined ? 'p2' : 'p2') : page(['c'], '')));
+    const walk = await walkScripted((c) =>
+      c === undefined || c === '' ? page(['a', 'b'], c === undefined ? 'p2' : 'p2') : page(['c'], ''),
+    );
     expect(walk.emptyCursor).toMatchObject({ issuedBy: 1, outcome: 'restarted' });
     expect(walk.problem?.kind).toBe('empty-cursor');
     expect(walk.exhausted).toBe(true);
@@ -181,7 +183,9 @@ describe('pagination and caching against the reference server', () => {
       checks: ['caching/ttl-ms'],
       requestTimeoutMs: 5000,
     });
-    const actual = check(run, 'caching/ttl-ms').results[0]!.findings.map((f) => f.actual).join('\n');
+    const actual = check(run, 'caching/ttl-ms')
+      .results[0]!.findings.map((f) => f.actual)
+      .join('\n');
     expect(actual).toMatch(/resources\/list page 1: ttlMs is missing/);
     expect(actual).toMatch(/prompts\/list page 1: ttlMs 1\.5 is not an integer >= 0/);
     expect(actual).toMatch(/resources\/read file:\/\/\/reference\/README\.txt: ttlMs -1 is not an integer >= 0/);
@@ -224,7 +228,9 @@ describe('a server with one page of resources and no resource templates', () => 
     const file = join(tempDir(), 'small.mjs');
     writeFileSync(file, SMALL_SERVER);
     const run = await runConformance({ command: `node ${file}`, checks: OURS, requestTimeoutMs: 5000 });
-    const verdicts = Object.fromEntries(run.checks.map((c) => [c.id, `${c.results[0]!.verdict}${c.results[0]!.reason ? `: ${c.results[0]!.reason}` : ''}`]));
+    const verdicts = Object.fromEntries(
+      run.checks.map((c) => [c.id, `${c.results[0]!.verdict}${c.results[0]!.reason ? `: ${c.results[0]!.reason}` : ''}`]),
+    );
     expect(run.exitCode, describeRun(run)).toBe(0);
     expect(verdicts).toMatchObject({
       'pagination/tools-stable-cursors': expect.stringMatching(/^skip: .*tools capability/),

@@ -37,8 +37,7 @@ describe('spec quotes', () => {
         // A schema definition is a MUST as a whole (a required property, an enum): its quote needs no keyword.
         if (!strongest) {
           if (citation.spec.page !== 'schema') problems.push(`${where}: the quote has no RFC 2119 keyword, so it can back no verdict`);
-        }
-        else if (!levelAtMost(level, strongest)) problems.push(`${where}: level ${level} is above the quote's ${strongest}`);
+        } else if (!levelAtMost(level, strongest)) problems.push(`${where}: level ${level} is above the quote's ${strongest}`);
       }
     }
     expect(problems, problems.join('\n')).toEqual([]);

@@ -126,7 +126,12 @@ describe('server-memory and server-filesystem (1.x SDK, legacy, stdio)', () => {
   it('server-memory, its knowledge graph in a temporary folder: detected as legacy, verdicts as expected', async () => {
     const dir = tempDir();
     try {
-      const run = await runConformance({ ...base, command: `node ${MEMORY}`, env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') }, cwd: dir });
+      const run = await runConformance({
+        ...base,
+        command: `node ${MEMORY}`,
+        env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+        cwd: dir,
+      });
       expect(run.era, describeRun(run)).toMatchObject({ era: 'legacy', how: 'detected', negotiatedVersion: '2025-11-25' });
       expect(run.server?.name).toBe('memory-server');
       compare('memory-stdio', run);
@@ -195,7 +200,11 @@ async function legacySession(command: string, url?: string, env: Record<string, 
 }
 
 const answersSent = (s: Session) =>
-  s.frames().filter((f) => f.dir === 'out').map((f) => JSON.parse(f.text) as JsonObject).filter((m) => !('method' in m));
+  s
+    .frames()
+    .filter((f) => f.dir === 'out')
+    .map((f) => JSON.parse(f.text) as JsonObject)
+    .filter((m) => !('method' in m));
 
 describe('the legacy session on real servers', () => {
   it('server-everything stdio: list changes received; roots, sampling and elicitation answered during the session and calls', async () => {
@@ -211,9 +220,13 @@ describe('the legacy session on real servers', () => {
       expect(JSON.stringify(call.result), JSON.stringify(call.error)).toContain(SAMPLING_TEXT);
       const elicit = await s.request('tools/call', { name: 'trigger-elicitation-request', arguments: {} });
       expect(JSON.stringify(elicit.result), JSON.stringify(elicit.error)).toContain('declined');
-      expect(answersSent(s).map((m) => Object.keys(m.result as JsonObject).sort().join(','))).toEqual(
-        expect.arrayContaining(['roots', 'content,model,role,stopReason', 'action']),
-      );
+      expect(
+        answersSent(s).map((m) =>
+          Object.keys(m.result as JsonObject)
+            .sort()
+            .join(','),
+        ),
+      ).toEqual(expect.arrayContaining(['roots', 'content,model,role,stopReason', 'action']));
       expect(s.violations).toEqual([]);
     } finally {
       await target.close();

@@ -5,7 +5,17 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckResult, RunResult, SubjectResult } from '../model/results.js';
 import { summarize } from '../model/results.js';
-import { renderConsole, renderJUnit, renderJson, safeClip, safeText, within, writeReports, writeReportsWithin, xmlSafe } from '../render/index.js';
+import {
+  renderConsole,
+  renderJUnit,
+  renderJson,
+  safeClip,
+  safeText,
+  within,
+  writeReports,
+  writeReportsWithin,
+  xmlSafe,
+} from '../render/index.js';
 import type { WireFrame } from '../model/wire.js';
 
 // ---------------------------------------------------------------------------
@@ -74,9 +84,7 @@ function makeRun(over: Partial<RunResult> = {}): RunResult {
     check('tools/list-changed', 'listChanged notification', [
       subject('server', 'skip', { reason: 'server did not declare tools.listChanged' }),
     ]),
-    check('tools/cancel', 'Cancellation honoured', [
-      subject('server', 'not-observed', { reason: `no slow tool to cancel ${HOSTILE}` }),
-    ]),
+    check('tools/cancel', 'Cancellation honoured', [subject('server', 'not-observed', { reason: `no slow tool to cancel ${HOSTILE}` })]),
     check('tools/input-schema', 'Tool input schemas are valid', [
       subject('tool:alpha', 'pass'),
       subject('tool:beta', 'pass'),
@@ -292,10 +300,9 @@ describe('renderConsole', () => {
   });
 
   it('prints the ABORTED line, harness errors and stderr for an aborted run', () => {
-    const text = renderConsole(
-      makeRun({ aborted: 'server exited during initialize', harnessErrors: ['engine crashed'], exitCode: 2 }),
-      { color: false },
-    );
+    const text = renderConsole(makeRun({ aborted: 'server exited during initialize', harnessErrors: ['engine crashed'], exitCode: 2 }), {
+      color: false,
+    });
     expect(text).toMatch(/^ABORTED: server exited during initialize$/m);
     expect(text).toMatch(/^Harness errors \(1\):\n {2}- engine crashed$/m);
     expect(text).toContain('Server stderr:');
@@ -334,7 +341,9 @@ describe('renderJUnit', () => {
     expect(suites.map((s) => s['@_name'])).toEqual(['run', 'lifecycle', 'tools']);
     const cases = allCases(xml).filter((c) => c['@_classname'] !== 'run');
     const marker = (r: SubjectResult) => (r.verdict === 'warn' ? ' [warn]' : r.verdict === 'not-observed' ? ' [not observed]' : '');
-    const expected = run.checks.flatMap((c) => c.results.map((r) => ({ name: `${c.id} [${safeText(r.subject)}]${marker(r)}`, area: c.area })));
+    const expected = run.checks.flatMap((c) =>
+      c.results.map((r) => ({ name: `${c.id} [${safeText(r.subject)}]${marker(r)}`, area: c.area })),
+    );
     expect(cases).toHaveLength(expected.length);
     expect(cases).toHaveLength(11);
     expect(cases.map((c) => c['@_name'])).toEqual(expected.map((e) => e.name));
@@ -392,7 +401,9 @@ describe('renderJUnit', () => {
     expect(skip['system-out']).toMatch(/^SKIPPED: server did not declare tools.listChanged/);
     const notObserved = caseNamed(xml, 'tools/cancel [server] [not observed]');
     expect(notObserved.skipped).toBe('');
-    expect(notObserved['system-out']).toMatch(/^NOT OBSERVED \(the check applies but could not be exercised; not a pass\): no slow tool to cancel evil\\x1b\[32mPASS/);
+    expect(notObserved['system-out']).toMatch(
+      /^NOT OBSERVED \(the check applies but could not be exercised; not a pass\): no slow tool to cancel evil\\x1b\[32mPASS/,
+    );
     // junit-10.xsd allows no skipped count on the root element.
     expect(xml).not.toMatch(/<testsuites [^>]*skipped=/);
     expect(xml).toMatch(/<testsuite name="tools"[^>]* skipped="3"/);
@@ -491,9 +502,16 @@ describe('writeReportsWithin', () => {
     const notADir = join(dir, 'file');
     await writeFile(notADir, 'x');
     const fallback = join(dir, 'fallback');
-    const outcome = await writeReportsWithin(makeRun(), { junitPath: join(notADir, 'junit.xml'), jsonPath: join(dir, 'ok', 'r.json') }, 5000, fallback);
+    const outcome = await writeReportsWithin(
+      makeRun(),
+      { junitPath: join(notADir, 'junit.xml'), jsonPath: join(dir, 'ok', 'r.json') },
+      5000,
+      fallback,
+    );
     expect(outcome.written).toEqual([join(dir, 'ok', 'r.json')]);
-    expect(outcome.fallbacks).toEqual([{ path: join(notADir, 'junit.xml'), fallback: join(fallback, 'junit.xml'), cause: expect.stringMatching(/not a folder/) }]);
+    expect(outcome.fallbacks).toEqual([
+      { path: join(notADir, 'junit.xml'), fallback: join(fallback, 'junit.xml'), cause: expect.stringMatching(/not a folder/) },
+    ]);
     expect(XMLValidator.validate(await readFile(join(fallback, 'junit.xml'), 'utf8'))).toBe(true);
     await rm(dir, { recursive: true, force: true });
   });

@@ -54,7 +54,9 @@ describe('the policy', () => {
   const scope = (config: Config) => ({ config, settings: { arguments: { include: ['*'], allowSideEffects: true } } });
   it('matches names that start with a dot, and exclusion wins over --tools, --allow-side-effects and read-only', () => {
     const tool = { name: '.hidden', annotations: { readOnlyHint: true } };
-    expect(whyNotCallable(scope({ tools: { exclude: ['*'], include: ['*'], allowSideEffects: true } }), tool)).toMatch(/excluded by tools.exclude "\*"/);
+    expect(whyNotCallable(scope({ tools: { exclude: ['*'], include: ['*'], allowSideEffects: true } }), tool)).toMatch(
+      /excluded by tools.exclude "\*"/,
+    );
     expect(whyNotCallableAsWritten(scope({ tools: { exclude: ['*'] } }), '.hidden')).toMatch(/excluded by tools.exclude "\*"/);
     expect(whyNotCallable(scope({}), tool)).toBeUndefined();
     expect(whyNotCallable({ config: { tools: { include: ['*'] } }, settings: {} }, { name: '.hidden' })).toBeUndefined();

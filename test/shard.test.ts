@@ -13,7 +13,9 @@ import { referenceCommand, tempDir } from './helpers.js';
 
 /** check × subject → verdict. The broken server names one tool after its process (`conn_<pid>`): that name is normalised. */
 const verdicts = (run: RunResult) =>
-  Object.fromEntries(run.checks.flatMap((c) => c.results.map((r) => [`${c.id} ${r.subject.replace(/^tool:conn_\d+$/, 'tool:conn_N')}`, r.verdict])));
+  Object.fromEntries(
+    run.checks.flatMap((c) => c.results.map((r) => [`${c.id} ${r.subject.replace(/^tool:conn_\d+$/, 'tool:conn_N')}`, r.verdict])),
+  );
 
 describe('planChecks', () => {
   it('deals the selection out: shards are disjoint, cover it, and every shard runs the observers', () => {
@@ -38,10 +40,19 @@ describe('--shard and merge', () => {
   it('three shards merged reproduce the unsharded verdicts and exit code', async () => {
     const dir = tempDir();
     const server = referenceCommand('--break', FAIL_BREAK);
-    const out = (name: string) => ['--junit', join(dir, `${name}.xml`), '--json', join(dir, `${name}.json`), '--html', join(dir, `${name}.html`)];
+    const out = (name: string) => [
+      '--junit',
+      join(dir, `${name}.xml`),
+      '--json',
+      join(dir, `${name}.json`),
+      '--html',
+      join(dir, `${name}.html`),
+    ];
     const whole = await cli(['--server', server, '--seed', '5', ...out('whole')]);
     expect(whole.code).toBe(1);
-    const parts = await Promise.all([1, 2, 3].map((i) => cli(['--server', server, '--seed', '5', '--shard', `${i}/3`, ...out(`shard${i}`)])));
+    const parts = await Promise.all(
+      [1, 2, 3].map((i) => cli(['--server', server, '--seed', '5', '--shard', `${i}/3`, ...out(`shard${i}`)])),
+    );
     const shardRuns = [1, 2, 3].map((i) => JSON.parse(readFileSync(join(dir, `shard${i}.json`), 'utf8')) as RunResult);
     expect(parts.map((p) => p.code).sort()).toEqual([0, 0, 1]);
     const merged = await cli(['merge', ...[1, 2, 3].map((i) => join(dir, `shard${i}.json`)), ...out('merged')]);
@@ -58,7 +69,17 @@ describe('--shard and merge', () => {
   });
 
   it('merge: a finding of an observer in any shard stands; a bad file is a cause and a hint', async () => {
-    const base = { tool: { name: 'mcp-conformance', version: '0' }, startedAt: new Date(0).toISOString(), durationMs: 1, target: { transport: 'stdio' as const }, revision: '2026-07-28', strict: false, stderr: '', harnessErrors: [], exitCode: 0 as const };
+    const base = {
+      tool: { name: 'mcp-conformance', version: '0' },
+      startedAt: new Date(0).toISOString(),
+      durationMs: 1,
+      target: { transport: 'stdio' as const },
+      revision: '2026-07-28',
+      strict: false,
+      stderr: '',
+      harnessErrors: [],
+      exitCode: 0 as const,
+    };
     const obs = (verdict: 'pass' | 'fail' | 'not-observed') => ({
       id: 'protocol/response-ids',
       area: 'protocol',
@@ -68,14 +89,34 @@ describe('--shard and merge', () => {
       requirement: 'r',
       transports: ['stdio' as const],
       revisions: ['modern' as const],
-      results: [{ subject: 'server', verdict, findings: verdict === 'fail' ? [{ requirement: 'r', expected: 'e', actual: 'a', wire: [] }] : [], durationMs: 1 }],
+      results: [
+        {
+          subject: 'server',
+          verdict,
+          findings: verdict === 'fail' ? [{ requirement: 'r', expected: 'e', actual: 'a', wire: [] }] : [],
+          durationMs: 1,
+        },
+      ],
     });
-    const run = (verdict: 'pass' | 'fail' | 'not-observed') => ({ ...base, checks: [obs(verdict)], summary: { pass: 0, fail: 0, warn: 0, skip: 0, notObserved: 0, total: 1 } });
+    const run = (verdict: 'pass' | 'fail' | 'not-observed') => ({
+      ...base,
+      checks: [obs(verdict)],
+      summary: { pass: 0, fail: 0, warn: 0, skip: 0, notObserved: 0, total: 1 },
+    });
     expect(mergeRuns([run('pass'), run('fail'), run('not-observed')]).checks[0]!.results[0]!.verdict).toBe('fail');
     expect(mergeRuns([run('not-observed'), run('pass')]).checks[0]!.results[0]!.verdict).toBe('pass');
     expect(mergeRuns([run('pass'), run('fail')]).exitCode).toBe(1);
     // --spec all: era by era.
-    const eras = (v: 'pass' | 'fail') => ({ ...base, revision: 'all', checks: [], summary: run(v).summary, eras: [{ ...run(v), revision: '2026-07-28' }, { ...run('pass'), revision: '2025-11-25' }] });
+    const eras = (v: 'pass' | 'fail') => ({
+      ...base,
+      revision: 'all',
+      checks: [],
+      summary: run(v).summary,
+      eras: [
+        { ...run(v), revision: '2026-07-28' },
+        { ...run('pass'), revision: '2025-11-25' },
+      ],
+    });
     const both = mergeRuns([eras('pass'), eras('fail')]);
     expect(both.eras!.map((e) => [e.revision, e.checks[0]!.results[0]!.verdict])).toEqual([
       ['2026-07-28', 'fail'],
@@ -87,6 +128,9 @@ describe('--shard and merge', () => {
     const dir = tempDir();
     const r = await cli(['merge', join(dir, 'nope.json')]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^mcp-conformance: cannot merge .*nope\.json: ENOENT/), expect.stringMatching(/^hint: /)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^mcp-conformance: cannot merge .*nope\.json: ENOENT/),
+      expect.stringMatching(/^hint: /),
+    ]);
   });
 });

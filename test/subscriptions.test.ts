@@ -31,8 +31,14 @@ describe('without a configuration file', () => {
       requestTimeoutMs: 5000,
     });
     const v = verdicts(run);
-    for (const id of needsConfig) expect(v[id], describeRun(run)).toMatch(/^not-observed: no (listChanged\.trigger|capabilityTool|subscriptionEnd\.trigger)/);
-    for (const id of ['subscriptions/acknowledged-first', 'subscriptions/subscription-id', 'subscriptions/http-sse', 'meta/required-fields']) {
+    for (const id of needsConfig)
+      expect(v[id], describeRun(run)).toMatch(/^not-observed: no (listChanged\.trigger|capabilityTool|subscriptionEnd\.trigger)/);
+    for (const id of [
+      'subscriptions/acknowledged-first',
+      'subscriptions/subscription-id',
+      'subscriptions/http-sse',
+      'meta/required-fields',
+    ]) {
       expect(v[id], describeRun(run)).toMatch(/^pass/);
     }
   });
@@ -65,7 +71,9 @@ describe('a subscriptionEnd trigger', () => {
       requestTimeoutMs: 1000,
       config: { subscriptionEnd: { trigger: { command: 'true' }, timeoutMs: 300 } },
     });
-    expect(verdicts(run)['subscriptions/graceful-close'], describeRun(run)).toMatch(/^not-observed: the configured subscriptionEnd\.trigger ran \(the command exited with code 0\), but the subscription did not end within 0\.3 s/);
+    expect(verdicts(run)['subscriptions/graceful-close'], describeRun(run)).toMatch(
+      /^not-observed: the configured subscriptionEnd\.trigger ran \(the command exited with code 0\), but the subscription did not end within 0\.3 s/,
+    );
   });
 });
 
@@ -78,13 +86,17 @@ describe('a command trigger', () => {
       notificationTimeoutMs: 200,
       config: { listChanged: { trigger: { command: 'true' } } },
     });
-    expect(verdicts(quiet)['subscriptions/list-changed']).toMatch(/^not-observed: the trigger ran \(the command exited with code 0\) but tools\/list did not change/);
+    expect(verdicts(quiet)['subscriptions/list-changed']).toMatch(
+      /^not-observed: the trigger ran \(the command exited with code 0\) but tools\/list did not change/,
+    );
     const failing = await runConformance({
       command: referenceCommand(),
       checks: ['subscriptions/list-changed'],
       requestTimeoutMs: 5000,
       config: { listChanged: { trigger: { command: 'echo nope >&2; exit 3' } } },
     });
-    expect(verdicts(failing)['subscriptions/list-changed']).toMatch(/^not-observed: the configured listChanged.trigger failed: the command exited with code 3; stderr: nope/);
+    expect(verdicts(failing)['subscriptions/list-changed']).toMatch(
+      /^not-observed: the configured listChanged.trigger failed: the command exited with code 3; stderr: nope/,
+    );
   });
 });

@@ -76,7 +76,11 @@ export function argumentSettings(ctx: SuiteContext): ArgumentSettings {
  * with a new id). The last answer is the call's answer; a drive cut short
  * leaves its last interim result, which the mrtr/* checks judge.
  */
-export async function completeInputRequired(session: Session, first: Exchange, maxRounds: number): Promise<{ exchange: Exchange; cutShort?: string }> {
+export async function completeInputRequired(
+  session: Session,
+  first: Exchange,
+  maxRounds: number,
+): Promise<{ exchange: Exchange; cutShort?: string }> {
   const drive = await continueRequest(session, first, { maxRounds });
   const exchange = drive.final ?? first;
   if (drive.status === 'complete' || drive.status === 'error') return { exchange };
@@ -199,7 +203,8 @@ export class ArgumentRun {
       record.noAnswer = err.message;
       record.timedOut = err instanceof RequestTimeoutError;
       if (!record.timedOut && record.tool !== undefined) this.losses.set(record.tool, this.connectionLosses(record.tool) + 1);
-      if (record.timedOut && record.tool !== undefined && purpose === 'valid') this.timeoutsByTool.set(record.tool, this.validTimeouts(record.tool) + 1);
+      if (record.timedOut && record.tool !== undefined && purpose === 'valid')
+        this.timeoutsByTool.set(record.tool, this.validTimeouts(record.tool) + 1);
     } finally {
       off();
     }

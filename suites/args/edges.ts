@@ -39,14 +39,23 @@ export function edgeValuesFor(s: S, base: unknown): unknown[] {
   const types = Array.isArray(s.type) ? s.type : typeof s.type === 'string' ? [s.type] : [];
   if (types.includes('string') || (types.length === 0 && typeof base === 'string')) {
     const maxLength = typeof s.maxLength === 'number' ? Math.min(s.maxLength, GENERATION_LIMITS.maxStringLength) : LONG_DEFAULT;
-    out.push('', ' ', '  edge value  ', 'x'.repeat(Math.max(0, maxLength)), 'héllo wörld 日本語 🙂👍🏽', 'quote " backslash \\ newline \n end');
+    out.push(
+      '',
+      ' ',
+      '  edge value  ',
+      'x'.repeat(Math.max(0, maxLength)),
+      'héllo wörld 日本語 🙂👍🏽',
+      'quote " backslash \\ newline \n end',
+    );
   }
   const integer = types.includes('integer') && !types.includes('number');
   if (types.includes('number') || types.includes('integer') || (types.length === 0 && typeof base === 'number')) {
     for (const key of ['minimum', 'maximum'] as const) if (typeof s[key] === 'number') out.push(s[key]);
     const step = (v: number) => (integer ? 1 : Math.max(Math.abs(v) * Number.EPSILON, Number.MIN_VALUE));
-    if (typeof s.exclusiveMinimum === 'number') out.push(integer ? Math.floor(s.exclusiveMinimum) + 1 : s.exclusiveMinimum + step(s.exclusiveMinimum));
-    if (typeof s.exclusiveMaximum === 'number') out.push(integer ? Math.ceil(s.exclusiveMaximum) - 1 : s.exclusiveMaximum - step(s.exclusiveMaximum));
+    if (typeof s.exclusiveMinimum === 'number')
+      out.push(integer ? Math.floor(s.exclusiveMinimum) + 1 : s.exclusiveMinimum + step(s.exclusiveMinimum));
+    if (typeof s.exclusiveMaximum === 'number')
+      out.push(integer ? Math.ceil(s.exclusiveMaximum) - 1 : s.exclusiveMaximum - step(s.exclusiveMaximum));
     if (typeof s.multipleOf === 'number' && s.multipleOf > 0) out.push(s.multipleOf, -s.multipleOf);
     out.push(0, -1, integer ? 1e20 : 1.7976931348623157e308);
     if (!integer) out.push(5e-324, 0.5);

@@ -81,7 +81,11 @@ export function validArguments(inputSchema: unknown, seed: number): ValidPlan {
 
   let built: fc.Arbitrary<unknown> | undefined;
   try {
-    built = arbitraryFor(schema.root, { root: schema.root, draft07: schema.dialect === 'draft-07' || schema.dialect === 'draft-06', depth: 0 });
+    built = arbitraryFor(schema.root, {
+      root: schema.root,
+      draft07: schema.dialect === 'draft-07' || schema.dialect === 'draft-06',
+      depth: 0,
+    });
   } catch (err) {
     tried.push(`the arbitraries do not cover it (${(err as Error).message})`);
   }
@@ -402,7 +406,10 @@ function arrays(s: Record<string, unknown>, ctx: Ctx): fc.Arbitrary<unknown[]> {
   }
   const head = prefix.slice(0, maxItems).map((p) => arbitraryFor(p, ctx));
   const more = Math.max(0, maxItems - head.length);
-  const tail = restArb && more > 0 ? fc.array(restArb, { minLength: Math.max(0, minItems - head.length), maxLength: Math.min(more, DEFAULT_MAX_ITEMS) }) : fc.constant([]);
+  const tail =
+    restArb && more > 0
+      ? fc.array(restArb, { minLength: Math.max(0, minItems - head.length), maxLength: Math.min(more, DEFAULT_MAX_ITEMS) })
+      : fc.constant([]);
   return fc.tuple(fc.tuple(...head), tail).map(([h, t]) => [...h, ...t]);
 }
 

@@ -89,7 +89,8 @@ function visit(schema: CompiledSchema, nodes: Located[], value: unknown, path: s
       const children: Located[] = [];
       for (const l of located) {
         const props = isObject(l.schema.properties) ? l.schema.properties : undefined;
-        if (props && Object.hasOwn(props, key)) children.push({ schema: props[key] as Record<string, unknown>, at: pointerJoin(l.at, 'properties', key) });
+        if (props && Object.hasOwn(props, key))
+          children.push({ schema: props[key] as Record<string, unknown>, at: pointerJoin(l.at, 'properties', key) });
         else if (isObject(l.schema.additionalProperties)) {
           children.push({ schema: l.schema.additionalProperties, at: pointerJoin(l.at, 'additionalProperties') });
         }
@@ -118,7 +119,10 @@ function visit(schema: CompiledSchema, nodes: Located[], value: unknown, path: s
 
 /** Set the value at `path` (a pointer into the arguments) inside `root`. */
 function setAt(root: Record<string, unknown>, path: string, next: unknown): void {
-  const tokens = path.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = path
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
   let node: unknown = root;
   for (const t of tokens.slice(0, -1)) node = Array.isArray(node) ? node[Number(t)] : (node as Record<string, unknown>)[t];
   const last = tokens[tokens.length - 1]!;
@@ -171,7 +175,8 @@ function mutateTypeConstEnum({ s, path, where, add, replace }: Here): void {
   if (path !== '' && s.type !== undefined) {
     const types = (Array.isArray(s.type) ? s.type : [s.type]).filter((t): t is string => typeof t === 'string');
     const wrong = WRONG_TYPES.find((w) => !w.is(types));
-    if (wrong) add('type', path, `${where} set to ${show(wrong.value)} (schema type: ${types.join(' or ')})`, replace(cloneJson(wrong.value)));
+    if (wrong)
+      add('type', path, `${where} set to ${show(wrong.value)} (schema type: ${types.join(' or ')})`, replace(cloneJson(wrong.value)));
     if (!types.includes('null')) add('type', path, `${where} set to null (schema type: ${types.join(' or ')})`, replace(null));
   }
   if (path !== '' && 'const' in s) {
@@ -189,13 +194,35 @@ function mutateNumber({ s, path, where, add, replace }: Here, value: number): vo
   const integer = s.type === 'integer' || (Array.isArray(s.type) && s.type.includes('integer') && !s.type.includes('number'));
   const lo = typeof s.minimum === 'number' ? s.minimum : undefined;
   const hi = typeof s.maximum === 'number' ? s.maximum : undefined;
-  if (lo !== undefined) add('minimum', path, `${where} set to ${integer ? Math.ceil(lo) - 1 : lo - 1} (minimum: ${lo})`, replace(integer ? Math.ceil(lo) - 1 : lo - 1));
-  if (hi !== undefined) add('maximum', path, `${where} set to ${integer ? Math.floor(hi) + 1 : hi + 1} (maximum: ${hi})`, replace(integer ? Math.floor(hi) + 1 : hi + 1));
+  if (lo !== undefined)
+    add(
+      'minimum',
+      path,
+      `${where} set to ${integer ? Math.ceil(lo) - 1 : lo - 1} (minimum: ${lo})`,
+      replace(integer ? Math.ceil(lo) - 1 : lo - 1),
+    );
+  if (hi !== undefined)
+    add(
+      'maximum',
+      path,
+      `${where} set to ${integer ? Math.floor(hi) + 1 : hi + 1} (maximum: ${hi})`,
+      replace(integer ? Math.floor(hi) + 1 : hi + 1),
+    );
   if (typeof s.exclusiveMinimum === 'number') {
-    add('exclusiveMinimum', path, `${where} set to ${s.exclusiveMinimum} (exclusiveMinimum: ${s.exclusiveMinimum})`, replace(s.exclusiveMinimum));
+    add(
+      'exclusiveMinimum',
+      path,
+      `${where} set to ${s.exclusiveMinimum} (exclusiveMinimum: ${s.exclusiveMinimum})`,
+      replace(s.exclusiveMinimum),
+    );
   }
   if (typeof s.exclusiveMaximum === 'number') {
-    add('exclusiveMaximum', path, `${where} set to ${s.exclusiveMaximum} (exclusiveMaximum: ${s.exclusiveMaximum})`, replace(s.exclusiveMaximum));
+    add(
+      'exclusiveMaximum',
+      path,
+      `${where} set to ${s.exclusiveMaximum} (exclusiveMaximum: ${s.exclusiveMaximum})`,
+      replace(s.exclusiveMaximum),
+    );
   }
   if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
     const m = s.multipleOf;
@@ -210,7 +237,12 @@ function mutateString({ s, path, where, add, replace }: Here, value: string): vo
   const minLength = typeof s.minLength === 'number' ? s.minLength : undefined;
   const maxLength = typeof s.maxLength === 'number' ? s.maxLength : undefined;
   if (minLength !== undefined && minLength > 0) {
-    add('minLength', path, `${where} cut to ${minLength - 1} character(s) (minLength: ${minLength})`, replace(chars.slice(0, minLength - 1).join('')));
+    add(
+      'minLength',
+      path,
+      `${where} cut to ${minLength - 1} character(s) (minLength: ${minLength})`,
+      replace(chars.slice(0, minLength - 1).join('')),
+    );
   }
   if (maxLength !== undefined) {
     const pad = chars.length ? chars[chars.length - 1]! : 'x';
@@ -228,7 +260,12 @@ function mutateArray({ s, path, where, add, replace }: Here, value: unknown[]): 
   const minItems = typeof s.minItems === 'number' ? s.minItems : undefined;
   const maxItems = typeof s.maxItems === 'number' ? s.maxItems : undefined;
   if (minItems !== undefined && minItems > 0) {
-    add('minItems', path, `${where} cut to ${minItems - 1} item(s) (minItems: ${minItems})`, replace(cloneJson(value.slice(0, minItems - 1))));
+    add(
+      'minItems',
+      path,
+      `${where} cut to ${minItems - 1} item(s) (minItems: ${minItems})`,
+      replace(cloneJson(value.slice(0, minItems - 1))),
+    );
   }
   if (maxItems !== undefined && value.length > 0) {
     const longer = cloneJson(value);
@@ -254,9 +291,14 @@ function mutateObject({ s, path, where, add }: Here, value: JsonObject): void {
     const props = isObject(s.properties) ? s.properties : {};
     let extra = 'mcpc_unexpected';
     while (Object.hasOwn(props, extra) || Object.hasOwn(value, extra)) extra += '_';
-    add('additionalProperties', path, `undeclared property ${JSON.stringify(extra)} added to ${where} (additionalProperties: false)`, (root) => {
-      (getAt(root, path) as Record<string, unknown>)[extra] = 'mcpc';
-    });
+    add(
+      'additionalProperties',
+      path,
+      `undeclared property ${JSON.stringify(extra)} added to ${where} (additionalProperties: false)`,
+      (root) => {
+        (getAt(root, path) as Record<string, unknown>)[extra] = 'mcpc';
+      },
+    );
   }
 }
 
@@ -277,7 +319,12 @@ function otherThan(list: unknown[]): unknown {
 const PATTERN_PROBES = ['', ' ', '!', '~', '-', '0', 'a', 'Z', '_', '\t', 'mcpc not matching!', '日本', '0000000000', 'zzzzzzzzzz'];
 
 /** A string failing `pattern`, preferably one whose length still fits the bounds. */
-function patternFailure(pattern: string, minLength: number | undefined, maxLength: number | undefined, current: string): string | undefined {
+function patternFailure(
+  pattern: string,
+  minLength: number | undefined,
+  maxLength: number | undefined,
+  current: string,
+): string | undefined {
   try {
     new RegExp(pattern, 'u');
   } catch {
@@ -293,6 +340,7 @@ function patternFailure(pattern: string, minLength: number | undefined, maxLengt
       return false;
     }
   });
-  const fits = (p: string) => (minLength === undefined || [...p].length >= minLength) && (maxLength === undefined || [...p].length <= maxLength);
+  const fits = (p: string) =>
+    (minLength === undefined || [...p].length >= minLength) && (maxLength === undefined || [...p].length <= maxLength);
   return fails.find(fits) ?? fails[0];
 }

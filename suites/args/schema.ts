@@ -10,7 +10,6 @@ import { canonical, isObject } from '../../model/json.js';
 
 export type SchemaNode = Record<string, unknown> | boolean;
 
-
 /** One reference token of a JSON pointer. */
 export function escapeToken(token: string | number): string {
   return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
