@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   UNSUPPORTED_VERSION: -32022,
   /** Retired (2025-11-25's resource-not-found); replaced by -32602. */
   RETIRED_RESOURCE_NOT_FOUND: -32002,
+  /** 2025-11-25's URL elicitation required; not a code of the modern revision. */
+  RETIRED_URL_ELICITATION_REQUIRED: -32042,
 } as const;
 
 /** The codes the modern revision defines in its reserved MCP sub-range. */

@@ -20,9 +20,9 @@ const DEFINITION: Record<number, string> = {
 };
 
 /** Codes of earlier protocol versions this one must not emit. */
-const RETIRED = new Map([
+const RETIRED = new Map<number, string>([
   [ERROR_CODES.RETIRED_RESOURCE_NOT_FOUND, 'resource not found, replaced by -32602'],
-  [-32042, 'URL elicitation required (2025-11-25 only)'],
+  [ERROR_CODES.RETIRED_URL_ELICITATION_REQUIRED, 'URL elicitation required (2025-11-25 only)'],
 ]);
 
 /** The JSON-RPC 2.0 codes MCP uses for general protocol failures. */
