@@ -512,15 +512,30 @@ export class Session {
         era: this.profile.era,
       };
     }
-    const answer = await this.transport.raw({
-      method: httpMethod,
-      body: text,
-      info,
-      headers: req.headers,
-      omit: req.omit,
-      timeoutMs: req.timeoutMs ?? this.opts.requestTimeoutMs,
-      headersOnly: req.headersOnly,
-    });
+    // A request to a tool or method already known to be silent is not waited for again (harness/timeouts.ts).
+    const rpcMethod = typeof req.message?.method === 'string' && req.message.id !== undefined ? req.message.method : undefined;
+    const rpcParams = req.message?.params as JsonObject | undefined;
+    const requested = req.timeoutMs ?? this.opts.requestTimeoutMs;
+    const plan: WaitPlan =
+      rpcMethod && this.opts.timeouts ? this.opts.timeouts.plan(rpcMethod, rpcParams, requested) : { timeoutMs: requested };
+    if (plan.known) throw TimeoutLedger.known(rpcMethod!, rpcParams, plan.known);
+    let answer: RawHttpResponse;
+    try {
+      answer = await this.transport.raw({
+        method: httpMethod,
+        body: text,
+        info,
+        headers: req.headers,
+        omit: req.omit,
+        timeoutMs: plan.timeoutMs,
+        headersOnly: req.headersOnly,
+      });
+    } catch (err) {
+      if (rpcMethod && err instanceof TransportError && /^no HTTP answer/.test(err.message)) {
+        this.opts.timeouts?.timedOut(rpcMethod, rpcParams, plan, this.opts.connection, req.message!.id as RequestId);
+      }
+      throw err;
+    }
     const http: HttpInfo = { status: answer.status, contentType: answer.headers['content-type'], stream: answer.sse };
     for (const m of answer.messages) frames.push(this.record('in', m, http));
     if (answer.messages.length === 0) {

@@ -7,6 +7,7 @@
  * server answers to it is judged here alone.
  */
 import { TransportError } from '../harness/errors.js';
+import { KnownSilentError } from '../harness/timeouts.js';
 import type { Session } from '../harness/session.js';
 import { SUBSCRIPTION_NOTIFICATIONS } from '../harness/subscription.js';
 import { ERROR_CODES } from '../model/error-codes.js';
@@ -68,7 +69,8 @@ async function send(t: Probe, req: Parameters<Session['rawHttp']>[0]): Promise<R
   try {
     return await t.session.rawHttp(req);
   } catch (err) {
-    if (err instanceof TransportError) return t.notObserved(`the probe could not be sent: ${err.message}`);
+    if (err instanceof TransportError || err instanceof KnownSilentError)
+      return t.notObserved(`the probe could not be sent: ${err.message}`);
     throw err;
   }
 }
