@@ -668,25 +668,6 @@ export const gracefulClose = defineCheck({
 for (const c of [subscriptionIdTagged, onlyRequested, noRequestScoped, listChanged, demultiplex, cancelEnds]) {
   schedule(c, { exclusive: 'changes the tool list (the listChanged trigger)' });
 }
-// Every subscription check listens on the first connection (graceful-close on its own, closing it),
-// one at a time: what a server still sends for a cancelled subscription lands where it was opened.
-for (const c of [
-  acknowledgedFirst,
-  subscriptionIdTagged,
-  onlyRequested,
-  httpSse,
-  noRequestScoped,
-  listChanged,
-  demultiplex,
-  cancelEnds,
-  gracefulClose,
-]) {
-  schedule(c, { primary: 'listens on the first connection' });
-}
-// Cancels a subscription and then changes the tool list: after every other check that listens on the primary connection.
-schedule(cancelEnds, {
-  after: [acknowledgedFirst, subscriptionIdTagged, onlyRequested, httpSse, noRequestScoped, listChanged, demultiplex],
-});
 
 export const subscriptionChecks = [
   acknowledgedFirst,
@@ -699,3 +680,9 @@ export const subscriptionChecks = [
   cancelEnds,
   gracefulClose,
 ];
+
+// Every subscription check listens on the first connection (graceful-close on its own, closing it),
+// one at a time: what a server still sends for a cancelled subscription lands where it was opened.
+for (const c of subscriptionChecks) schedule(c, { primary: 'listens on the first connection' });
+// Cancels a subscription and then changes the tool list: after every other check that listens on the primary connection.
+schedule(cancelEnds, { after: subscriptionChecks.filter((c) => c !== cancelEnds && c !== gracefulClose) });
