@@ -61,6 +61,15 @@ export function verdictsOf(check: CheckResult): Verdict[] {
   return check.results.map((r) => r.verdict);
 }
 
+/**
+ * The reference server's part variants: a break id `check/id#part` switches on
+ * a defect of one part of a check (a further sentence it judges), so every
+ * part has a variant that makes it fail, as every check has.
+ */
+export function partBreaks(breaks: readonly string[]): Array<{ id: string; check: string; part: string }> {
+  return breaks.filter((b) => b.includes('#')).map((id) => ({ id, check: id.split('#')[0]!, part: id.split('#')[1]! }));
+}
+
 /** Checks with any subject at fail or warn. */
 export function brokenChecks(run: RunResult): string[] {
   return run.checks.filter((c) => c.results.some((r) => r.verdict === 'fail' || r.verdict === 'warn')).map((c) => c.id);

@@ -12,7 +12,9 @@ import { loadConfig } from '../engine/config.js';
 import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
 import type { RunResult } from '../model/results.js';
-import { brokenChecks, describeRun, freePort, referenceCommand, ROOT } from './helpers.js';
+import { execFileSync } from 'node:child_process';
+import { brokenChecks, describeRun, freePort, partBreaks, REFERENCE, referenceCommand, ROOT } from './helpers.js';
+import { quoteFor } from '../suites/check.js';
 import type { TransportKind } from '../model/wire.js';
 
 /** The reference server's fixture file (which non-read-only tools the generated calls may call), as in kill-matrix.test.ts. */
@@ -41,6 +43,10 @@ async function run(transport: TransportKind, ...serverArgs: string[]): Promise<R
 }
 
 const legacyChecks = catalogue.filter((c) => c.revisions.includes('legacy'));
+/** Part variants of legacy-only checks (a part of a check of both eras is proven in the modern matrix). */
+const legacyParts = partBreaks(execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n')).filter(
+  (b) => catalogue.find((c) => c.id === b.check)?.revisions.join() === 'legacy',
+);
 
 describe('kill matrix, legacy era', () => {
   it('covers every check of the legacy era, and the lifecycle area is legacy-only', () => {
@@ -92,6 +98,22 @@ describe('kill matrix, legacy era', () => {
           expect(finding.actual.length).toBeGreaterThan(0);
           expect(finding.wire.length, 'a finding shows the wire').toBeGreaterThan(0);
           expect(result.exitCode).toBe(check.level === 'MUST' ? 1 : 0);
+        });
+      }
+
+      for (const { id, check: checkId, part } of legacyParts) {
+        const check = catalogue.find((c) => c.id === checkId)!;
+        if (!check.transports.includes(transport)) continue;
+        it(`--break ${id} is caught by ${checkId} alone, on its part ${part}`, async ({ expect }) => {
+          const result = await run(transport, '--break', id);
+          const info = describeRun(result);
+          expect(result.aborted, info).toBeUndefined();
+          expect(brokenChecks(result), info).toEqual([checkId]);
+          const findings = result.checks.find((c) => c.id === checkId)!.results.flatMap((r) => r.findings);
+          expect(
+            findings.map((f) => f.requirement),
+            info,
+          ).toContain(quoteFor(check.parts![part]!, 'legacy'));
         });
       }
     });

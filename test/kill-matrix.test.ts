@@ -10,7 +10,8 @@ import { loadConfig } from '../engine/config.js';
 import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
 import type { RunResult } from '../model/results.js';
-import { brokenChecks, describeRun, freePort, REFERENCE, referenceCommand, ROOT } from './helpers.js';
+import { brokenChecks, describeRun, freePort, partBreaks, REFERENCE, referenceCommand, ROOT } from './helpers.js';
+import { quoteFor } from '../suites/check.js';
 import type { TransportKind } from '../model/wire.js';
 
 const breaks = execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n');
@@ -55,8 +56,9 @@ async function run(transport: TransportKind, ...serverArgs: string[]): Promise<R
 }
 
 describe('kill matrix', () => {
-  it('has exactly one broken variant per check in the catalogue', () => {
-    expect([...breaks].sort()).toEqual(catalogue.map((c) => c.id).sort());
+  it('has exactly one broken variant per check in the catalogue, and part variants only of parts that exist', () => {
+    expect(breaks.filter((b) => !b.includes('#')).sort()).toEqual(catalogue.map((c) => c.id).sort());
+    for (const { id, check, part } of partBreaks(breaks)) expect(catalogue.find((c) => c.id === check)?.parts?.[part], id).toBeDefined();
   });
 
   // Each run is its own server process(es) and waits mostly on I/O: the runs go concurrently
@@ -96,6 +98,25 @@ describe('kill matrix', () => {
           expect(finding.actual.length).toBeGreaterThan(0);
           expect(finding.wire.length, 'a finding shows the wire').toBeGreaterThan(0);
           expect(result.exitCode).toBe(check.level === 'MUST' ? 1 : 0);
+        });
+      }
+
+      // A part variant breaks one further sentence of a check: that check alone catches it, with the part's own quote.
+      for (const { id, check: checkId, part } of partBreaks(breaks)) {
+        const check = catalogue.find((c) => c.id === checkId)!;
+        if (!check.transports.includes(transport) || !check.revisions.includes('modern')) continue;
+        it(`--break ${id} is caught by ${checkId} alone, on its part ${part}`, async ({ expect }) => {
+          const result = await run(transport, '--break', id);
+          const info = describeRun(result);
+          expect(result.aborted, info).toBeUndefined();
+          expect(brokenChecks(result), info).toEqual([checkId]);
+          const findings = result.checks.find((c) => c.id === checkId)!.results.flatMap((r) => r.findings);
+          const quote = quoteFor(check.parts![part]!, 'modern');
+          expect(
+            findings.map((f) => f.requirement),
+            info,
+          ).toContain(quote);
+          expect(findings.find((f) => f.requirement === quote)!.wire.length, 'a finding shows the wire').toBeGreaterThan(0);
         });
       }
     });
