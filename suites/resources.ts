@@ -13,6 +13,8 @@ import { ERROR_CODES } from '../model/error-codes.js';
 import type { JsonObject } from '../model/json.js';
 
 const { INVALID_PARAMS } = ERROR_CODES;
+/** 2025-11-25's resource-not-found code (retired by the modern revision). */
+const RESOURCE_NOT_FOUND = ERROR_CODES.RETIRED_RESOURCE_NOT_FOUND;
 
 /**
  * Most resources one check reads (the first ones listed), and most templates
@@ -182,6 +184,30 @@ export const notFound = defineCheck({
   },
 });
 
+/**
+ * The legacy page's own code for a nonexistent resource. 2025-11-25 states it
+ * at SHOULD (the modern page makes -32602 a MUST, resources/not-found): a
+ * legacy-only check, so neither era is judged by the other's rule.
+ */
+export const notFoundCode = defineCheck({
+  id: 'resources/not-found-code',
+  title: 'a nonexistent resource gets -32002 (legacy era)',
+  level: 'SHOULD',
+  capability: 'resources',
+  spec: { revision: '2025-11-25', page: 'server/resources', section: 'Error Handling' },
+  quote: 'Servers SHOULD return standard JSON-RPC errors for common failure cases: … Resource not found: -32002',
+  async run(t) {
+    const uri = await nonexistentUri(t);
+    const ex = await read(t, uri);
+    const expected = `resources/read ${uri} (no such resource): JSON-RPC error -32002 (Resource not found)`;
+    if (typeof ex === 'string') {
+      t.expect(false, { expected, actual: ex });
+      return;
+    }
+    t.expect(ex.error?.code === RESOURCE_NOT_FOUND, { expected, actual: describeAnswer(ex), wire: ex });
+  },
+});
+
 export const uriValidation = defineCheck({
   id: 'resources/uri-validation',
   title: 'an invalid resource URI is refused, never served',
@@ -266,4 +292,4 @@ export const stableAcrossConnections = defineCheck({
   },
 });
 
-export const resourceChecks = [binaryEncoded, notFound, uriValidation, capability, stableAcrossConnections];
+export const resourceChecks = [binaryEncoded, notFound, notFoundCode, uriValidation, capability, stableAcrossConnections];
