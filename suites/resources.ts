@@ -5,7 +5,8 @@
  * refused, the capability, and the set's stability per connection.
  */
 import { attempt } from './requests.js';
-import { defineCheck, describeAnswer, show, type Probe } from './check.js';
+import { defineCheck, describeAnswer, schedule, show, type Probe } from './check.js';
+import { judgeListChange } from './list-changed.js';
 import { walked } from './lists.js';
 import { judgeStability } from './list-stability.js';
 import type { Exchange } from '../harness/session.js';
@@ -292,4 +293,18 @@ export const stableAcrossConnections = defineCheck({
   },
 });
 
-export const resourceChecks = [binaryEncoded, notFound, notFoundCode, uriValidation, capability, stableAcrossConnections];
+export const listChanged = defineCheck({
+  id: 'resources/list-changed',
+  title: 'a real change of the resource list is notified (modern era: to a subscription that asked for it; legacy: on the session)',
+  level: 'SHOULD',
+  capability: 'resources',
+  // The modern page states the rule without naming the stream; in the modern era a notification reaches
+  // a client only on a subscriptions/listen stream, so the check listens with resourcesListChanged: true.
+  spec: { revision: 'draft', page: 'server/resources', section: 'List Changed Notification' },
+  quote: 'When the list of available resources changes, servers that declared the listChanged capability SHOULD send a notification:',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/resources', section: 'List Changed Notification' } },
+  run: (t) => judgeListChange(t, 'resources'),
+});
+schedule(listChanged, { exclusive: 'changes the resource list (the listChanged.resources trigger)' });
+
+export const resourceChecks = [binaryEncoded, notFound, notFoundCode, uriValidation, capability, stableAcrossConnections, listChanged];

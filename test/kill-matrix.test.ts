@@ -27,7 +27,8 @@ const SERVER_OPTIONS = ['--empty-cursor'];
 /**
  * Reference tools that are not read-only and that the configuration does not
  * allow to be called with generated arguments: set_extra_tool changes the
- * tool list (it is the list-changed trigger), slow takes up to a minute,
+ * tool list (it is the list-changed trigger; set_extra_entry, the prompts and
+ * resources ones), slow takes up to a minute,
  * needs_elicitation is the configuration's capabilityTool, end_subscriptions
  * ends every open subscription (the subscriptionEnd trigger). The
  * tools-call checks report them not-observed, with why; that is the verdict
@@ -38,7 +39,7 @@ const SEED = 20261130;
 /** Generated calls per tool and check: enough to hit every defect, few enough to keep the matrix quick. */
 const RUNS = 5;
 
-const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:slow', 'tool:needs_elicitation', 'tool:end_subscriptions'];
+const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:set_extra_entry', 'tool:slow', 'tool:needs_elicitation', 'tool:end_subscriptions'];
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
   const args = [...SERVER_OPTIONS, ...serverArgs];
