@@ -96,6 +96,12 @@ export interface Config {
    * to wait for the end (default: the request timeout).
    */
   subscriptionEnd?: { trigger: ChangeTrigger; timeoutMs?: number };
+  /**
+   * For resources/path-traversal: the folder the server serves file://
+   * resources from, and a canary file outside it whose text must never come
+   * back (absolute POSIX paths, as the server sees them).
+   */
+  resources?: { fileRoot: string; canary: { path: string; text: string } };
   slowTool?: ToolCallSpec;
   capabilityTool?: ToolCallSpec & { requires: InputCapability[] };
   /** Per-tool fixtures, by tool name. */

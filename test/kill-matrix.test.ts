@@ -4,6 +4,8 @@
  * and over Streamable HTTP. A check with no broken variant fails this file.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../engine/config.js';
@@ -15,14 +17,29 @@ import { quoteFor } from '../suites/check.js';
 import type { TransportKind } from '../model/wire.js';
 
 const breaks = execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n');
-/** The reference server's own fixture file: what generic probing cannot know (trigger, slow tool, capability tool, fixtures). */
-const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
+/**
+ * A folder the reference serves file:// resources from (`--file-root`), and a
+ * canary file beside it, outside the root, for resources/path-traversal.
+ */
+const files = mkdtempSync(join(tmpdir(), 'mcp-conformance-files-'));
+const fileRoot = join(files, 'root');
+mkdirSync(fileRoot);
+writeFileSync(join(fileRoot, 'hello.txt'), 'Hello from the file root.\n');
+const canary = { path: join(files, 'canary.txt'), text: 'mcp-conformance canary: outside the file root' };
+writeFileSync(canary.path, `${canary.text}\n`);
+
+/**
+ * The reference server's own fixture file: what generic probing cannot know
+ * (trigger, slow tool, capability tool, fixtures), and where its files are.
+ */
+const config = { ...loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config, resources: { fileRoot, canary } };
 
 /**
  * Server options every run uses: `--empty-cursor` makes the server give the
- * legal empty-string cursor, so the empty-cursor checks have something to judge.
+ * legal empty-string cursor, so the empty-cursor checks have something to judge;
+ * `--file-root` serves the files of the root above.
  */
-const SERVER_OPTIONS = ['--empty-cursor'];
+const SERVER_OPTIONS = ['--empty-cursor', '--file-root', fileRoot];
 
 /**
  * Reference tools that are not read-only and that the configuration does not
