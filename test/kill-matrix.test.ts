@@ -4,10 +4,10 @@
  * and over Streamable HTTP. A check with no broken variant fails this file.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../engine/config.js';
 import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
@@ -74,6 +74,8 @@ async function run(transport: TransportKind, ...serverArgs: string[]): Promise<R
 }
 
 describe('kill matrix', () => {
+  afterAll(() => rmSync(files, { recursive: true, force: true }));
+
   it('has exactly one broken variant per check in the catalogue, and part variants only of parts that exist', () => {
     expect(breaks.filter((b) => !b.includes('#')).sort()).toEqual(catalogue.map((c) => c.id).sort());
     for (const { id, check, part } of partBreaks(breaks)) expect(catalogue.find((c) => c.id === check)?.parts?.[part], id).toBeDefined();
