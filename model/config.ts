@@ -61,6 +61,12 @@ export interface ToolFixture {
 /** Something that changes the server's state (its tool list, its subscriptions): a tool call, or a shell command. */
 export type ChangeTrigger = { tool: string; arguments?: Record<string, unknown> } | { command: string };
 
+/** What changes one list (prompts, resources) and what restores it. */
+export interface ListChangeTrigger {
+  trigger: ChangeTrigger;
+  undo?: ChangeTrigger;
+}
+
 export interface Config {
   server?: {
     command?: string;
@@ -72,13 +78,30 @@ export interface Config {
   tools?: { include?: string[]; exclude?: string[]; allowSideEffects?: boolean };
   /** Checks left out of every run (ids or globs, as `--skip`). */
   checks?: { exclude?: string[] };
-  listChanged?: { trigger?: ChangeTrigger; undo?: ChangeTrigger; timeoutMs?: number };
+  /**
+   * How to make the server's lists change, for the list-changed checks: the
+   * tool list (`trigger`, `undo`), and the prompt and resource lists
+   * (`prompts`, `resources`, each its own trigger and undo).
+   */
+  listChanged?: {
+    trigger?: ChangeTrigger;
+    undo?: ChangeTrigger;
+    timeoutMs?: number;
+    prompts?: ListChangeTrigger;
+    resources?: ListChangeTrigger;
+  };
   /**
    * Makes the server end its open subscriptions on its own initiative (as a
    * shutdown would), for subscriptions/graceful-close; `timeoutMs`: how long
    * to wait for the end (default: the request timeout).
    */
   subscriptionEnd?: { trigger: ChangeTrigger; timeoutMs?: number };
+  /**
+   * For resources/path-traversal: the folder the server serves file://
+   * resources from, and a canary file outside it whose text must never come
+   * back (absolute POSIX paths, as the server sees them).
+   */
+  resources?: { fileRoot: string; canary: { path: string; text: string } };
   slowTool?: ToolCallSpec;
   capabilityTool?: ToolCallSpec & { requires: InputCapability[] };
   /** Per-tool fixtures, by tool name. */

@@ -14,8 +14,8 @@ export interface ToolsDiff {
 }
 
 /** How the tool list `b` differs from `a`. */
-export function toolsDiff(a: JsonObject[], b: JsonObject[]): ToolsDiff {
-  const byName = (items: JsonObject[]) => new Map(items.map((tool) => [String(tool?.name), canonical(tool)]));
+export function toolsDiff(a: JsonObject[], b: JsonObject[], keyOf: (item: JsonObject) => string = (tool) => String(tool?.name)): ToolsDiff {
+  const byName = (items: JsonObject[]) => new Map(items.map((tool) => [keyOf(tool), canonical(tool)]));
   const x = byName(a);
   const y = byName(b);
   return {

@@ -7,7 +7,9 @@
  * The server-side keyword sentences of the page are "Servers SHOULD: Provide
  * stable cursors Handle invalid cursors gracefully" (Implementation
  * Guidelines) and "Invalid cursors SHOULD result in an error with code
- * -32602" (Error Handling). Rules the page does not state in a keyword are
+ * -32602" (Error Handling); "gracefully" is judged where a client sees it,
+ * the list still served right after an invalid cursor (the invalid-cursor
+ * checks' part graceful). Rules the page does not state in a keyword are
  * not judged:
  * - a cursor chain that ends (no cycle, a last page): Response Format
  *   describes nextCursor ("if more results exist") without a keyword;
@@ -21,7 +23,7 @@
  */
 import { AbortedError, HarnessError } from '../harness/errors.js';
 import type { Exchange } from '../harness/session.js';
-import { defineCheck, describeAnswer, schedule, show, type Check, type Rule } from './check.js';
+import { defineCheck, describeAnswer, schedule, show, type Check, type Probe, type Rule } from './check.js';
 import { LISTS, pageItems, skipUnserved, walked, type ListKind } from './lists.js';
 import { JsonObject, canonical } from '../model/json.js';
 import { ERROR_CODES } from '../model/error-codes.js';
@@ -158,6 +160,33 @@ function emptyCursor(list: ListKind): Check {
   });
 }
 
+/** "Servers SHOULD: Handle invalid cursors gracefully" (both eras, the same words). */
+const GRACEFUL_QUOTE = 'Servers SHOULD: … Handle invalid cursors gracefully';
+
+/**
+ * Right after the invalid cursor was answered, the first page is asked for
+ * again: a server that handled the cursor gracefully still serves its list.
+ * (What the invalid cursor itself got is the main rule's; this part judges
+ * only the request after it.)
+ */
+async function stillServes(t: Probe, list: ListKind, invalid: Exchange): Promise<void> {
+  const expected = `after the invalid cursor, ${list.method} without a cursor still answered with its first page`;
+  let next: Exchange;
+  try {
+    next = await t.request(list.method, {});
+  } catch (err) {
+    if (!(err instanceof HarnessError) || err instanceof AbortedError) throw err;
+    t.expect(false, { expected, actual: `no answer: ${err.message}`, wire: invalid, part: 'graceful' });
+    return;
+  }
+  t.expect(!next.error && Array.isArray(next.result?.[list.itemsKey]), {
+    expected,
+    actual: next.error ? describeAnswer(next) : `a result without a ${list.itemsKey} array: ${describeAnswer(next)}`,
+    wire: [invalid, next],
+    part: 'graceful',
+  });
+}
+
 /** A cursor the server never issued is an invalid-params error. */
 function invalidCursor(list: ListKind): Check {
   return defineCheck({
@@ -168,6 +197,15 @@ function invalidCursor(list: ListKind): Check {
     spec: { revision: 'draft', page: PAGINATION, section: 'Error Handling' },
     legacy: legacyOf(list, 'Error Handling'),
     quote: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
+    parts: {
+      // The server goes on serving the list after refusing the cursor: the part of "gracefully" a client can see.
+      graceful: {
+        level: 'SHOULD',
+        spec: { revision: 'draft', page: PAGINATION, section: 'Implementation Guidelines' },
+        legacy: legacyOf(list, 'Implementation Guidelines'),
+        quote: GRACEFUL_QUOTE,
+      },
+    },
     async run(t) {
       const walk = await t.ctx.walk(list.method);
       skipUnserved(t, walk);
@@ -181,6 +219,7 @@ function invalidCursor(list: ListKind): Check {
         t.expect(false, { expected, actual: `no answer: ${err.message}` });
         return;
       }
+      await stillServes(t, list, ex);
       if (ex.error) {
         t.expect(ex.error.code === ERROR_CODES.INVALID_PARAMS, { expected, actual: describeAnswer(ex), wire: ex });
         return;

@@ -4,7 +4,8 @@
  * argument, the capability, and the set's stability per connection.
  */
 import { attempt } from './requests.js';
-import { defineCheck, describeAnswer, show, type Probe } from './check.js';
+import { defineCheck, describeAnswer, schedule, show, type Probe } from './check.js';
+import { judgeListChange } from './list-changed.js';
 import { walked } from './lists.js';
 import { judgeStability } from './list-stability.js';
 import { blockProblems } from './tools-call.js';
@@ -213,4 +214,20 @@ export const stableAcrossConnections = defineCheck({
   },
 });
 
-export const promptChecks = [content, getErrors, capability, stableAcrossConnections];
+export const listChanged = defineCheck({
+  id: 'prompts/list-changed',
+  title: 'a real change of the prompt list is notified (modern era: to a subscription that asked for it; legacy: on the session)',
+  level: 'SHOULD',
+  capability: 'prompts',
+  spec: { revision: 'draft', page: 'server/prompts', section: 'List Changed Notification' },
+  quote:
+    'When the list of available prompts changes, servers that declared the listChanged capability SHOULD send a notification to clients that have opened a subscriptions/listen stream with promptsListChanged: true',
+  legacy: {
+    spec: { revision: '2025-11-25', page: 'server/prompts', section: 'List Changed Notification' },
+    quote: 'When the list of available prompts changes, servers that declared the listChanged capability SHOULD send a notification',
+  },
+  run: (t) => judgeListChange(t, 'prompts'),
+});
+schedule(listChanged, { exclusive: 'changes the prompt list (the listChanged.prompts trigger)' });
+
+export const promptChecks = [content, getErrors, capability, stableAcrossConnections, listChanged];

@@ -4,8 +4,10 @@
  * resource answered with -32602 (never empty contents), invalid URIs
  * refused, the capability, and the set's stability per connection.
  */
+import { posix } from 'node:path';
 import { attempt } from './requests.js';
-import { defineCheck, describeAnswer, show, type Probe } from './check.js';
+import { defineCheck, describeAnswer, schedule, show, type Probe } from './check.js';
+import { judgeListChange } from './list-changed.js';
 import { walked } from './lists.js';
 import { judgeStability } from './list-stability.js';
 import type { Exchange } from '../harness/session.js';
@@ -13,6 +15,8 @@ import { ERROR_CODES } from '../model/error-codes.js';
 import type { JsonObject } from '../model/json.js';
 
 const { INVALID_PARAMS } = ERROR_CODES;
+/** 2025-11-25's resource-not-found code (retired by the modern revision). */
+const RESOURCE_NOT_FOUND = ERROR_CODES.RETIRED_RESOURCE_NOT_FOUND;
 
 /**
  * Most resources one check reads (the first ones listed), and most templates
@@ -182,6 +186,30 @@ export const notFound = defineCheck({
   },
 });
 
+/**
+ * The legacy page's own code for a nonexistent resource. 2025-11-25 states it
+ * at SHOULD (the modern page makes -32602 a MUST, resources/not-found): a
+ * legacy-only check, so neither era is judged by the other's rule.
+ */
+export const notFoundCode = defineCheck({
+  id: 'resources/not-found-code',
+  title: 'a nonexistent resource gets -32002 (legacy era)',
+  level: 'SHOULD',
+  capability: 'resources',
+  spec: { revision: '2025-11-25', page: 'server/resources', section: 'Error Handling' },
+  quote: 'Servers SHOULD return standard JSON-RPC errors for common failure cases: … Resource not found: -32002',
+  async run(t) {
+    const uri = await nonexistentUri(t);
+    const ex = await read(t, uri);
+    const expected = `resources/read ${uri} (no such resource): JSON-RPC error -32002 (Resource not found)`;
+    if (typeof ex === 'string') {
+      t.expect(false, { expected, actual: ex });
+      return;
+    }
+    t.expect(ex.error?.code === RESOURCE_NOT_FOUND, { expected, actual: describeAnswer(ex), wire: ex });
+  },
+});
+
 export const uriValidation = defineCheck({
   id: 'resources/uri-validation',
   title: 'an invalid resource URI is refused, never served',
@@ -222,6 +250,91 @@ export const uriValidation = defineCheck({
       });
     }
     t.note('invalid URIs sent', probes.length);
+  },
+});
+
+const NO_FILE_ROOT =
+  'no resources.fileRoot and resources.canary in the configuration file: configure the folder the server serves file:// resources from and a canary file outside it (its path and a distinctive text it holds), so the suite can try to read outside the root';
+
+/** The path of a file:// URI, decoded (undefined when it is no file URL). */
+function filePath(uri: string): string | undefined {
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'file:' ? decodeURIComponent(url.pathname) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * file:// URIs that climb from `root` to `canary` (absolute POSIX paths): ".."
+ * segments, the same percent-encoded, ".." joined by encoded slashes, and the
+ * canary's absolute path.
+ */
+export function traversalUris(root: string, canary: string): Array<{ what: string; uri: string }> {
+  const base = root.replace(/\/+$/, '');
+  const encode = (segments: string[], dots: string, join = '/') =>
+    segments.map((x) => (x === '..' ? dots : encodeURIComponent(x))).join(join);
+  const rootPart = encode(base.split('/'), '..');
+  const climb = posix.relative(base, canary).split('/');
+  return [
+    { what: '".." segments', uri: `file://${rootPart}/${encode(climb, '..')}` },
+    { what: 'percent-encoded ".." segments', uri: `file://${rootPart}/${encode(climb, '%2e%2e')}` },
+    { what: '".." segments joined by percent-encoded slashes', uri: `file://${rootPart}/${encode(climb, '..', '%2f')}` },
+    { what: "the canary's absolute path", uri: `file://${encode(canary.split('/'), '..')}` },
+  ];
+}
+
+/** The contents of a read that carry the canary's text (text, or a blob decoding to it). */
+function canaryIn(ex: Exchange, text: string): number[] {
+  const contents = Array.isArray(ex.result?.contents) ? (ex.result.contents as JsonObject[]) : [];
+  return contents.flatMap((c, i) => {
+    const body = typeof c?.text === 'string' ? c.text : typeof c?.blob === 'string' ? Buffer.from(c.blob, 'base64').toString('utf8') : '';
+    return body.includes(text) ? [i] : [];
+  });
+}
+
+export const pathTraversal = defineCheck({
+  id: 'resources/path-traversal',
+  title: 'file:// URIs that climb out of the served folder never return a file outside it (a canary)',
+  level: 'MUST',
+  capability: 'resources',
+  spec: { revision: 'draft', page: 'server/resources', section: 'Security Considerations' },
+  quote: 'Servers MUST sanitize file paths to prevent directory traversal attacks when serving file:// resources',
+  async run(t) {
+    // Only the canary's own text coming back is a finding: the suite cannot tell where else a server may legitimately read.
+    const where = t.ctx.config.resources;
+    if (!where) return t.notObserved(NO_FILE_ROOT);
+    const root = where.fileRoot.replace(/\/+$/, '');
+    if (!posix.relative(root, where.canary.path).startsWith('../'))
+      return t.notObserved(
+        `resources.canary.path ${where.canary.path} is not outside resources.fileRoot ${root}: place the canary beside the root`,
+      );
+    const served = (await listedResources(t)).map(uriOf).filter((u) => filePath(u)?.startsWith(`${root}/`));
+    if (served.length === 0)
+      return t.notObserved(
+        `resources/list lists no file:// resource inside resources.fileRoot ${root}: the server does not show that it serves files from there`,
+      );
+    t.note('file:// resources listed inside the root', served.length);
+    const refused: string[] = [];
+    for (const p of traversalUris(root, where.canary.path)) {
+      const ex = await read(t, p.uri);
+      if (typeof ex === 'string') {
+        refused.push(`${p.what}: ${ex}`);
+        continue;
+      }
+      const leaked = canaryIn(ex, where.canary.text);
+      if (leaked.length === 0) {
+        refused.push(`${p.what}: ${describeAnswer(ex)}`);
+        continue;
+      }
+      t.expect(false, {
+        expected: `resources/read ${p.uri} (${p.what} out of ${root}): refused, or anything but the canary outside the root`,
+        actual: `/contents/${leaked[0]} holds the canary's text ${show(where.canary.text)}: ${where.canary.path} was served`,
+        wire: ex,
+      });
+    }
+    t.note('traversals answered without the canary', refused);
   },
 });
 
@@ -266,4 +379,27 @@ export const stableAcrossConnections = defineCheck({
   },
 });
 
-export const resourceChecks = [binaryEncoded, notFound, uriValidation, capability, stableAcrossConnections];
+export const listChanged = defineCheck({
+  id: 'resources/list-changed',
+  title: 'a real change of the resource list is notified (modern era: to a subscription that asked for it; legacy: on the session)',
+  level: 'SHOULD',
+  capability: 'resources',
+  // The modern page states the rule without naming the stream; in the modern era a notification reaches
+  // a client only on a subscriptions/listen stream, so the check listens with resourcesListChanged: true.
+  spec: { revision: 'draft', page: 'server/resources', section: 'List Changed Notification' },
+  quote: 'When the list of available resources changes, servers that declared the listChanged capability SHOULD send a notification:',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/resources', section: 'List Changed Notification' } },
+  run: (t) => judgeListChange(t, 'resources'),
+});
+schedule(listChanged, { exclusive: 'changes the resource list (the listChanged.resources trigger)' });
+
+export const resourceChecks = [
+  binaryEncoded,
+  notFound,
+  notFoundCode,
+  uriValidation,
+  pathTraversal,
+  capability,
+  stableAcrossConnections,
+  listChanged,
+];

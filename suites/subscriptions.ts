@@ -117,7 +117,7 @@ export async function fire(t: Probe, session: Session, which: 'trigger' | 'undo'
 }
 
 /** Run a configured trigger (listChanged, subscriptionEnd): a tool call on `session`, or a shell command. */
-async function runTrigger(t: Probe, session: Session, spec: ChangeTrigger): Promise<Fired> {
+export async function runTrigger(t: Probe, session: Session, spec: ChangeTrigger): Promise<Fired> {
   if ('tool' in spec) {
     const excluded = whyNotCallableAsWritten(t.ctx, spec.tool);
     if (excluded) return { ok: false, detail: `the configured tool ${JSON.stringify(spec.tool)} was ${excluded}` };

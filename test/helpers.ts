@@ -17,7 +17,9 @@ export const HOSTILE = join(ROOT, 'fixtures/servers/hostile');
 export const CLI = join(ROOT, 'bin/mcp-conformance.js');
 
 export function referenceCommand(...args: string[]): string {
-  return ['node', REFERENCE, ...args].join(' ');
+  // The command is split like a POSIX shell: an argument with a shell character (a part variant's `#`) is single-quoted.
+  const quoted = (a: string) => (/^[\w./:=@%+,-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return ['node', REFERENCE, ...args].map(quoted).join(' ');
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */

@@ -26,7 +26,14 @@ const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
  * not-observed, with why; the matrix accepts it for them alone. ask_client
  * is the legacy era's tool that sends sampling/createMessage.
  */
-const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:slow', 'tool:needs_elicitation', 'tool:ask_client', 'tool:end_subscriptions'];
+const SIDE_EFFECT_TOOLS = [
+  'tool:set_extra_tool',
+  'tool:set_extra_entry',
+  'tool:slow',
+  'tool:needs_elicitation',
+  'tool:ask_client',
+  'tool:end_subscriptions',
+];
 const acceptedNotObserved = (r: { verdict: string; subject: string; reason?: string }) =>
   r.verdict === 'not-observed' && SIDE_EFFECT_TOOLS.includes(r.subject) && /^not called with valid arguments/.test(r.reason ?? '');
 

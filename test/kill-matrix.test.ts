@@ -4,8 +4,10 @@
  * and over Streamable HTTP. A check with no broken variant fails this file.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../engine/config.js';
 import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
@@ -15,19 +17,35 @@ import { quoteFor } from '../suites/check.js';
 import type { TransportKind } from '../model/wire.js';
 
 const breaks = execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n');
-/** The reference server's own fixture file: what generic probing cannot know (trigger, slow tool, capability tool, fixtures). */
-const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
+/**
+ * A folder the reference serves file:// resources from (`--file-root`), and a
+ * canary file beside it, outside the root, for resources/path-traversal.
+ */
+const files = mkdtempSync(join(tmpdir(), 'mcp-conformance-files-'));
+const fileRoot = join(files, 'root');
+mkdirSync(fileRoot);
+writeFileSync(join(fileRoot, 'hello.txt'), 'Hello from the file root.\n');
+const canary = { path: join(files, 'canary.txt'), text: 'mcp-conformance canary: outside the file root' };
+writeFileSync(canary.path, `${canary.text}\n`);
+
+/**
+ * The reference server's own fixture file: what generic probing cannot know
+ * (trigger, slow tool, capability tool, fixtures), and where its files are.
+ */
+const config = { ...loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config, resources: { fileRoot, canary } };
 
 /**
  * Server options every run uses: `--empty-cursor` makes the server give the
- * legal empty-string cursor, so the empty-cursor checks have something to judge.
+ * legal empty-string cursor, so the empty-cursor checks have something to judge;
+ * `--file-root` serves the files of the root above.
  */
-const SERVER_OPTIONS = ['--empty-cursor'];
+const SERVER_OPTIONS = ['--empty-cursor', '--file-root', fileRoot];
 
 /**
  * Reference tools that are not read-only and that the configuration does not
  * allow to be called with generated arguments: set_extra_tool changes the
- * tool list (it is the list-changed trigger), slow takes up to a minute,
+ * tool list (it is the list-changed trigger; set_extra_entry, the prompts and
+ * resources ones), slow takes up to a minute,
  * needs_elicitation is the configuration's capabilityTool, end_subscriptions
  * ends every open subscription (the subscriptionEnd trigger). The
  * tools-call checks report them not-observed, with why; that is the verdict
@@ -38,7 +56,7 @@ const SEED = 20261130;
 /** Generated calls per tool and check: enough to hit every defect, few enough to keep the matrix quick. */
 const RUNS = 5;
 
-const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:slow', 'tool:needs_elicitation', 'tool:end_subscriptions'];
+const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:set_extra_entry', 'tool:slow', 'tool:needs_elicitation', 'tool:end_subscriptions'];
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
   const args = [...SERVER_OPTIONS, ...serverArgs];
@@ -56,6 +74,8 @@ async function run(transport: TransportKind, ...serverArgs: string[]): Promise<R
 }
 
 describe('kill matrix', () => {
+  afterAll(() => rmSync(files, { recursive: true, force: true }));
+
   it('has exactly one broken variant per check in the catalogue, and part variants only of parts that exist', () => {
     expect(breaks.filter((b) => !b.includes('#')).sort()).toEqual(catalogue.map((c) => c.id).sort());
     for (const { id, check, part } of partBreaks(breaks)) expect(catalogue.find((c) => c.id === check)?.parts?.[part], id).toBeDefined();
