@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { quote } from 'shell-quote';
 import type { CheckResult, RunResult, Verdict } from '../model/results.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -16,8 +17,9 @@ export const REFERENCE = join(ROOT, 'fixtures/servers/reference/server.js');
 export const HOSTILE = join(ROOT, 'fixtures/servers/hostile');
 export const CLI = join(ROOT, 'bin/mcp-conformance.js');
 
+/** The reference server's command line, each word quoted (a part variant's `#` would otherwise start a comment). */
 export function referenceCommand(...args: string[]): string {
-  return ['node', REFERENCE, ...args].join(' ');
+  return quote(['node', REFERENCE, ...args]);
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */
