@@ -136,6 +136,7 @@ export const capability = defineCheck({
     const discovered = t.ctx.discovery().exchange;
     const wire = [...(discovered ? [discovered] : []), ex];
     t.note('asked', target?.what ?? 'an unknown prompt (nothing listed to complete against)');
+    t.note('answer', describeAnswer(ex));
     if (ex.result) {
       t.expect(false, {
         expected: `the completions capability in ${where(t)}, as completion/complete answers with a result`,
