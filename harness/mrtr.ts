@@ -123,6 +123,23 @@ export async function completeRequest(
 }
 
 /**
+ * The legacy era's (2025-11-25) counterpart of a drive: one request as the
+ * session sends it (no modern `_meta`, no retries: a legacy server asks for
+ * input with requests of its own, which the session answers), its answer
+ * reported as a drive of one round.
+ */
+export async function singleRequest(
+  session: Session,
+  method: string,
+  params: JsonObject,
+  opts: Pick<DriveOptions, 'request'> = {},
+): Promise<DriveOutcome> {
+  const outcome = emptyOutcome(method, session.declaredCapabilities ?? {});
+  const ex = await send(session, method, params, {}, [], opts, outcome);
+  return ex ? finish(outcome, ex.error ? 'error' : 'complete') : outcome;
+}
+
+/**
  * Drive on from an answer already received (`exchange` answered a request,
  * first or retry): retries use that request's params without its
  * `inputResponses` / `requestState`, and the capabilities it declared.

@@ -333,7 +333,8 @@ export interface CheckDef extends Rule {
    * configuration file declares under this key (e.g. `fixtures`). Its `spec`
    * then names the configuration file (page CONFIG_PAGE, model/spec.ts), its quote
    * states the user's expectation, and it has no spec citation (citationsOf
-   * leaves it out, so no spec sentence is claimed for it).
+   * leaves it out, so no spec sentence is claimed for it). It applies in both
+   * eras (no page decides its era), and takes no `legacy` citation.
    */
   fromConfig?: string;
   /** A server capability (server/discover, or initialize in the legacy era) the check needs; skipped without it. */
@@ -383,7 +384,15 @@ export function defineCheck(def: CheckDef): Check {
   if (!/^[a-z0-9-]+\/[a-z0-9-]+$/.test(def.id)) throw new Error(`check id must be area/slug: ${def.id}`);
   if (!def.run === !def.perTool) throw new Error(`${def.id}: give exactly one of run or perTool`);
   if (def.legacy && def.spec.revision !== 'draft') throw new Error(`${def.id}: a legacy citation goes with a draft one`);
-  const revisions: Era[] = def.spec.revision === '2025-11-25' ? ['legacy'] : def.legacy ? ['modern', 'legacy'] : ['modern'];
+  if (def.fromConfig && def.legacy) throw new Error(`${def.id}: a rule of the configuration file has no spec citation, legacy or not`);
+  // A rule of the configuration file is the user's in whichever era the server speaks; a spec rule, where its pages state it.
+  const revisions: Era[] = def.fromConfig
+    ? ['modern', 'legacy']
+    : def.spec.revision === '2025-11-25'
+      ? ['legacy']
+      : def.legacy
+        ? ['modern', 'legacy']
+        : ['modern'];
   return { ...def, area, transports: def.transports ?? ['stdio', 'http'], revisions };
 }
 

@@ -4,16 +4,20 @@
  * input the tool asks for) and judged against the outcome the server's author
  * declared. Each call is made once per run, through the one MRTR driver, and
  * shared by both checks. These are the user's rules, not the spec's: each
- * check is marked `fromConfig` and cites the configuration file, never a page.
+ * check is marked `fromConfig` and cites the configuration file, never a page,
+ * and applies in both eras. In the legacy era (2025-11-25) a call is one
+ * tools/call on a connection declaring the call's capabilities; a call that
+ * expects input_required, or scripts answers keyed by inputRequests, belongs
+ * to the modern multi round-trip and is not made there (its check says so).
  */
-import { completeRequest, isInputRequired, type DriveOutcome } from '../harness/mrtr.js';
+import { completeRequest, isInputRequired, singleRequest, type DriveOutcome } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
 import { defineCheck, memoKey, describeAnswer, show, type Probe } from './check.js';
 import { judgeable } from './mrtr.js';
 import { capabilitiesFor } from './targets.js';
 import { whyNotCallableAsWritten } from './safety.js';
 import type { FixtureCall } from '../model/config.js';
-import { canonical } from '../model/json.js';
+import { canonical, isObject } from '../model/json.js';
 import { CONFIG_PAGE } from '../model/spec.js';
 
 interface FixtureRun {
@@ -24,7 +28,7 @@ interface FixtureRun {
   drive?: DriveOutcome;
   /** The tools/list pages (evidence when the tool is not listed). */
   listing: Exchange[];
-  /** Why the call was not made (the safety policy, suites/safety.ts). */
+  /** Why the call was not made, and what the user can do (the safety policy, suites/safety.ts; or the era). */
   excluded?: string;
 }
 
@@ -42,14 +46,25 @@ async function makeRuns(t: Probe): Promise<FixtureRun[]> {
   for (const [tool, fixture] of Object.entries(t.ctx.config.fixtures ?? {})) {
     for (const [i, call] of (fixture.calls ?? []).entries()) {
       const label = `fixtures.${tool}.calls[${i}]${call.description ? ` (${call.description})` : ''}`;
+      const legacy = t.ctx.era === 'legacy';
+      const eraless = legacy ? modernOnly(call, listed.has(tool)) : undefined;
+      if (eraless) {
+        out.push({ tool, call, label, listing: walk.pages, excluded: eraless });
+        continue;
+      }
       if (!listed.has(tool)) {
         out.push({ tool, call, label, listing: walk.pages });
         continue;
       }
       // tools.exclude wins over the fixture file.
-      const excluded = whyNotCallableAsWritten(t.ctx, tool);
+      const policy = whyNotCallableAsWritten(t.ctx, tool);
+      const excluded = policy && `${policy} (tools.exclude always wins)`;
       if (excluded) {
         out.push({ tool, call, label, listing: walk.pages, excluded });
+        continue;
+      }
+      if (legacy) {
+        out.push({ tool, call, label, drive: await legacyCall(t, tool, call), listing: walk.pages });
         continue;
       }
       const firstOnly = call.expect?.outcome === 'input_required';
@@ -63,6 +78,32 @@ async function makeRuns(t: Probe): Promise<FixtureRun[]> {
     }
   }
   return out;
+}
+
+/**
+ * Why a call cannot be made as written in the legacy era: 2025-11-25 has no
+ * input_required (a legacy tool asks with elicitation/create, which the suite
+ * declines), so neither that outcome nor answers keyed by inputRequests
+ * apply; and a tool the legacy tools/list does not list may be one a
+ * dual-era server offers in 2026-07-28 only (the file does not say which era
+ * it describes, so an unlisted tool fails only in the modern era).
+ */
+function modernOnly(call: FixtureCall, listed: boolean): string | undefined {
+  const why =
+    call.expect?.outcome === 'input_required'
+      ? 'it expects input_required, which 2025-11-25 does not have'
+      : call.answers !== undefined
+        ? 'its answers are keyed by inputRequests, which 2025-11-25 does not have'
+        : !listed
+          ? 'the 2025-11-25 tools/list does not list the tool (check its name, or whether the server offers it in 2026-07-28 only)'
+          : undefined;
+  return why && `${why}: it is judged against a server speaking 2026-07-28 (--spec 2026-07-28)`;
+}
+
+/** A legacy fixture call: one tools/call, on a connection declaring the call's capabilities when it names them. */
+async function legacyCall(t: Probe, tool: string, call: FixtureCall): Promise<DriveOutcome> {
+  const session = call.capabilities ? await t.ctx.openSession({ capabilities: capabilitiesFor(call.capabilities) }) : t.session;
+  return singleRequest(session, 'tools/call', { name: tool, arguments: call.arguments ?? {} });
 }
 
 /** The runs a check applies to; skipped when the file declares none. */
@@ -79,7 +120,7 @@ async function selected(t: Probe, applies: (c: FixtureCall) => boolean, what: st
       excluded.map((r) => `${r.label}: ${r.excluded}`),
     );
   const made = mine.filter((r) => r.excluded === undefined);
-  if (made.length === 0) t.notObserved(`no fixture call declaring ${what} was made: ${excluded[0]!.excluded} (tools.exclude always wins)`);
+  if (made.length === 0) t.notObserved(`no fixture call declaring ${what} was made: ${excluded[0]!.label}: ${excluded[0]!.excluded}`);
   t.note('calls', made.length);
   return made;
 }
@@ -156,7 +197,20 @@ export const fixtureContent = defineCheck({
   quote:
     'Declared in your configuration file (fixtures.<tool>.calls[].expect.content and .structuredContent), not by the spec: the result carries text content containing each declared string and exactly the declared structuredContent.',
   async run(t) {
-    const applies = (c: FixtureCall) => c.expect?.content !== undefined || c.expect?.structuredContent !== undefined;
+    // 2025-11-25 requires structuredContent to be an object: another declared value can only be met in 2026-07-28.
+    const comparable = (c: FixtureCall) =>
+      c.expect?.structuredContent !== undefined && (t.ctx.era === 'modern' || isObject(c.expect.structuredContent));
+    const applies = (c: FixtureCall) => c.expect?.content !== undefined || comparable(c);
+    const left = Object.entries(t.ctx.config.fixtures ?? {}).flatMap(([tool, f]) =>
+      (f.calls ?? []).flatMap((c, i) =>
+        c.expect?.structuredContent !== undefined && !comparable(c) ? [`fixtures.${tool}.calls[${i}]`] : [],
+      ),
+    );
+    if (left.length)
+      t.note(
+        'structuredContent not compared',
+        `${left.join(', ')}: not an object, which 2025-11-25 requires (compared against a server speaking 2026-07-28)`,
+      );
     for (const r of await selected(t, applies, 'expected content')) {
       if (unlisted(t, r)) continue;
       const d = r.drive!;
@@ -182,7 +236,7 @@ export const fixtureContent = defineCheck({
           },
         );
       }
-      if (r.call.expect && 'structuredContent' in r.call.expect) {
+      if (r.call.expect && 'structuredContent' in r.call.expect && comparable(r.call)) {
         t.expect(canonical(result.structuredContent) === canonical(r.call.expect.structuredContent), {
           expected: `structuredContent ${show(r.call.expect.structuredContent)}`,
           actual: `${r.label}: structuredContent ${show(result.structuredContent)}`,

@@ -20,6 +20,7 @@ import { versioningChecks } from './versioning.js';
 import { streamableHttpChecks } from './streamable-http.js';
 import { promptChecks } from './prompts.js';
 import { resourceChecks } from './resources.js';
+import { completionChecks } from './completion.js';
 import { progressChecks } from './progress.js';
 import { errorCodeChecks } from './error-codes.js';
 import { resultMetaChecks } from './result-meta.js';
@@ -57,6 +58,7 @@ export const suiteModules: ReadonlyArray<{ file: string; checks: readonly Check[
   { file: 'suites/streamable-http.ts', checks: streamableHttpChecks },
   { file: 'suites/prompts.ts', checks: promptChecks },
   { file: 'suites/resources.ts', checks: resourceChecks },
+  { file: 'suites/completion.ts', checks: completionChecks },
   { file: 'suites/progress.ts', checks: progressChecks },
   { file: 'suites/error-codes.ts', checks: errorCodeChecks },
   { file: 'suites/result-meta.ts', checks: resultMetaChecks },

@@ -31,7 +31,7 @@ import { resultType } from './protocol.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
 import { isObject, type JsonObject } from '../model/json.js';
 import type { ScriptedAnswer } from '../model/config.js';
-import type { WireFrame } from '../model/wire.js';
+import type { Era, WireFrame } from '../model/wire.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 
 /** A tool that answered `input_required`, with its normal drive (every input capability declared). */
@@ -111,7 +111,7 @@ async function mrtrTools(t: Probe): Promise<MrtrTool[]> {
  * Who reports a drive cut short: the check that owns the defect, or why
  * nobody can judge it. Another check's drive is noted and left to it.
  */
-export function ownerOf(d: DriveOutcome): Check | string | undefined {
+export function ownerOf(d: DriveOutcome, era: Era): Check | string | undefined {
   if (d.status === 'stale-id') return retryId;
   // Servers MAY ask again on every attempt (mrtr#Server Requirements): a drive that never ends is no one's finding.
   if (d.status === 'unterminated')
@@ -124,7 +124,8 @@ export function ownerOf(d: DriveOutcome): Check | string | undefined {
     if (d.stuck === 'no-value') return 'not judged: the suite could not generate a valid answer; script one in the fixture file';
     return fixtureOutcome;
   }
-  if (d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return resultType;
+  // A missing resultType is protocol/result-type's finding in the modern era; 2025-11-25 results have none.
+  if (era === 'modern' && d.status === 'complete' && d.final?.result && d.final.result.resultType === undefined) return resultType;
   return undefined;
 }
 
@@ -132,7 +133,7 @@ export function ownerOf(d: DriveOutcome): Check | string | undefined {
 export function judgeable(t: Probe, d: DriveOutcome, label: string): boolean {
   // An answer on a stale id is mrtr/retry-id's finding, whichever drive met it, not protocol/response-ids'.
   for (const f of d.staleAnswer?.frames ?? []) if (f.dir === 'in') t.ctx.framesJudged.add(frameKey(f));
-  const owner = ownerOf(d);
+  const owner = ownerOf(d, t.ctx.era);
   if (!owner || owner === t.check) return true;
   const left = (t.details['not judged here'] ?? []) as string[];
   left.push(`${label}: ${d.detail ?? d.status} (${typeof owner === 'string' ? owner : idOf(owner)})`);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { quote } from 'shell-quote';
 import type { CheckResult, RunResult, Verdict } from '../model/results.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -16,10 +17,9 @@ export const REFERENCE = join(ROOT, 'fixtures/servers/reference/server.js');
 export const HOSTILE = join(ROOT, 'fixtures/servers/hostile');
 export const CLI = join(ROOT, 'bin/mcp-conformance.js');
 
+/** The reference server's command line, each word quoted (a part variant's `#` would otherwise start a comment). */
 export function referenceCommand(...args: string[]): string {
-  // The command is split like a POSIX shell: an argument with a shell character (a part variant's `#`) is single-quoted.
-  const quoted = (a: string) => (/^[\w./:=@%+,-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
-  return ['node', REFERENCE, ...args].map(quoted).join(' ');
+  return quote(['node', REFERENCE, ...args]);
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */
