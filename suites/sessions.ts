@@ -8,8 +8,11 @@
  * has no sessions and no GET stream.
  */
 import { TransportError } from '../harness/errors.js';
+import { KnownSilentError } from '../harness/timeouts.js';
 import type { Exchange, RequestOptions, Session } from '../harness/session.js';
-import { defineCheck, show } from './check.js';
+import { sseEvents, type SseEvent } from '../harness/sse.js';
+import { defineCheck, show, type Probe } from './check.js';
+import { whyNotCallableAsWritten } from './safety.js';
 import type { JsonObject } from '../model/json.js';
 import type { InputCapability } from '../model/config.js';
 import type { WireFrame } from '../model/wire.js';
@@ -277,4 +280,99 @@ export const idUnique = defineCheck({
   },
 });
 
-export const sessionChecks = [idUnique, terminated404, missingId400, getStream, versionHeader400, callRequestsOnCallStream];
+type RawAnswer = Awaited<ReturnType<Session['rawHttp']>>;
+
+/** One POST answered with an SSE stream: the request, the answer and the stream's events as written. */
+interface SseAnswer {
+  what: string;
+  answer: RawAnswer;
+  events: SseEvent[];
+}
+
+/**
+ * POSTs on the primary session that a server may answer with an SSE stream: ping, and the configured slow
+ * call with a progressToken, twice (two streams of one session). Only the answers that are streams.
+ */
+async function sseAnswers(t: Probe): Promise<SseAnswer[]> {
+  const s = t.session;
+  const slow = t.ctx.config.slowTool;
+  const usable = slow && !whyNotCallableAsWritten(t.ctx, slow.name) ? slow : undefined;
+  const requests: Array<{ what: string; method: string; params: JsonObject }> = [{ what: 'ping', method: 'ping', params: {} }];
+  for (const n of usable ? [1, 2] : []) {
+    const params = { name: usable!.name, arguments: usable!.arguments ?? {}, _meta: { progressToken: `mcpc-ids-${n}-${s.nextId()}` } };
+    requests.push({ what: `tools/call ${usable!.name} (${n})`, method: 'tools/call', params });
+  }
+  const out: SseAnswer[] = [];
+  for (const r of requests) {
+    try {
+      const answer = await s.rawHttp({ message: s.message(r.method, r.params) });
+      if (answer.sse) out.push({ what: r.what, answer, events: sseEvents(answer.body) });
+    } catch (err) {
+      if (!(err instanceof TransportError || err instanceof KnownSilentError)) throw err;
+      t.note(`${r.what} not answered`, err.message);
+    }
+  }
+  return out;
+}
+
+const hasId = (e: SseEvent) => e.id !== undefined && e.id !== '';
+
+export const sseEventIds = defineCheck({
+  id: 'sessions/sse-event-ids',
+  title: "SSE event IDs are unique across a session's streams, and a POST's stream opens with a priming event",
+  level: 'MUST',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Resumability and Redelivery' },
+  quote:
+    'If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use.',
+  parts: {
+    priming: {
+      level: 'SHOULD',
+      spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Sending Messages to the Server' },
+      quote:
+        'The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field in order to prime the client to reconnect (using that event ID as Last-Event-ID).',
+    },
+  },
+  async run(t) {
+    const streams = await sseAnswers(t);
+    if (streams.length === 0)
+      return t.notObserved(
+        t.ctx.config.slowTool
+          ? 'no request was answered with an SSE stream'
+          : 'ping was not answered with an SSE stream, and there is no slowTool in the configuration file: name a call the server answers with a stream (slowTool)',
+      );
+    const withIds = streams.filter((x) => x.events.some(hasId));
+    t.note('SSE streams', `${streams.length}, ${withIds.length} with event IDs`);
+    // Event IDs are the server's choice (Servers MAY attach an id); the priming event carries one, so it is judged with them.
+    if (withIds.length === 0)
+      return t.skip('the server attaches no id to its SSE events (a MAY): no event ID to be unique, and no resumable stream to prime');
+    const seen = new Map<string, SseAnswer>();
+    // One finding per pair of streams (or stream) that repeat an ID: the first ID they share.
+    const repeated = new Set<string>();
+    for (const x of streams) {
+      for (const e of x.events.filter(hasId)) {
+        const first = seen.get(e.id!);
+        if (!first) seen.set(e.id!, x);
+        else if (!repeated.has(`${first.what}\n${x.what}`)) {
+          repeated.add(`${first.what}\n${x.what}`);
+          t.expect(false, {
+            expected: 'a different event ID on every SSE event of the session',
+            actual: `event ID ${show(e.id)} came on the stream answering ${first.what}${first === x ? ' twice' : ` and again on the stream answering ${x.what}`}`,
+            wire: first === x ? x.answer.frames : [...first.answer.frames, ...x.answer.frames],
+          });
+        }
+      }
+    }
+    for (const x of withIds) {
+      const head = x.events[0]!;
+      t.expect(hasId(head) && (head.data ?? '') === '', {
+        part: 'priming',
+        expected: `the stream answering ${x.what} opens with an event of an event ID and an empty data field`,
+        actual: `its first event: ${show(head.text, 200)}`,
+        wire: x.answer.frames,
+      });
+    }
+  },
+});
+
+export const sessionChecks = [idUnique, terminated404, missingId400, getStream, versionHeader400, callRequestsOnCallStream, sseEventIds];

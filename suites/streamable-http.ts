@@ -676,6 +676,10 @@ export const sseEnds = defineCheck({
   level: 'SHOULD',
   spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
   quote: 'The final JSON-RPC response SHOULD terminate the stream.',
+  legacy: {
+    spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Sending Messages to the Server' },
+    quote: 'After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream.',
+  },
   transports: ['http'],
   async run(t) {
     // The configured slow call with a progressToken: the request a server most likely answers with a stream.
