@@ -11,7 +11,7 @@ import { TransportError } from '../harness/errors.js';
 import { KnownSilentError } from '../harness/timeouts.js';
 import type { Exchange, RequestOptions, Session } from '../harness/session.js';
 import { sseEvents, type SseEvent } from '../harness/sse.js';
-import { defineCheck, show, type Probe } from './check.js';
+import { defineCheck, frameKey, show, type Probe } from './check.js';
 import { whyNotCallableAsWritten } from './safety.js';
 import type { JsonObject } from '../model/json.js';
 import type { InputCapability } from '../model/config.js';
@@ -230,6 +230,8 @@ export const callRequestsOnCallStream = defineCheck({
       );
     for (const a of asked) {
       const onGet = a.frame.http?.standalone === true;
+      // The same request on the call's stream too is a broadcast: sessions/no-broadcast's.
+      if (onGet && asked.some((b) => b.frame.http?.standalone !== true && b.frame.text === a.frame.text)) continue;
       t.expect(!onGet, {
         expected: `${a.method}, made for tools/call ${JSON.stringify(call.id)} while it ran, on that call's response stream`,
         actual: `it came on the standalone GET stream, which carries messages unrelated to running requests`,
@@ -375,4 +377,68 @@ export const sseEventIds = defineCheck({
   },
 });
 
-export const sessionChecks = [idUnique, terminated404, missingId400, getStream, versionHeader400, callRequestsOnCallStream, sseEventIds];
+/** A message of an inbound frame, when it is a JSON object. */
+function parsed(f: WireFrame): JsonObject | undefined {
+  try {
+    const m = JSON.parse(f.text) as unknown;
+    return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as JsonObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const noBroadcast = defineCheck({
+  id: 'sessions/no-broadcast',
+  title: 'a request the server makes goes on one stream, not on both a call stream and the GET stream',
+  level: 'MUST',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Multiple Connections' },
+  quote:
+    'The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.',
+  observer: true,
+  async run(t) {
+    // What is told for sure to be one message: a request of the server (its id names it). A copy on the
+    // GET stream before the call's stream ended was no redelivery of a message lost with a closed
+    // stream: both streams were open. Responses twice are protocol/response-ids' (one response per request).
+    let judged = 0;
+    for (const session of t.ctx.allSessions()) {
+      const frames = session.frames().filter((f) => f.dir === 'in' && f.http !== undefined);
+      const answeredAt = new Map<string, number>();
+      const onCall = new Map<string, WireFrame>();
+      for (const f of frames) {
+        const m = parsed(f);
+        if (!m || f.http?.requestId === undefined) continue;
+        const stream = `${typeof f.http.requestId}:${f.http.requestId}`;
+        if (!('method' in m) && m.id === f.http.requestId) answeredAt.set(stream, f.seq);
+        else if (typeof m.method === 'string' && 'id' in m) onCall.set(`${typeof m.id}:${String(m.id)}`, f);
+      }
+      for (const f of frames.filter((x) => x.http?.standalone === true)) {
+        const m = parsed(f);
+        if (!m || typeof m.method !== 'string' || !('id' in m)) continue;
+        judged++;
+        const first = onCall.get(`${typeof m.id}:${String(m.id)}`);
+        if (!first || first.text !== f.text) continue;
+        const stream = `${typeof first.http!.requestId}:${first.http!.requestId}`;
+        if (f.seq > (answeredAt.get(stream) ?? Number.NEGATIVE_INFINITY)) continue;
+        t.ctx.framesJudged.add(frameKey(f));
+        t.expect(false, {
+          expected: `${m.method} ${show(m.id)} on one stream only`,
+          actual: `it came on the stream of request ${show(first.http!.requestId)} and again on the GET stream while that stream was open`,
+          wire: [first, f],
+        });
+      }
+    }
+    t.note('server requests on GET streams', judged);
+  },
+});
+
+export const sessionChecks = [
+  idUnique,
+  terminated404,
+  missingId400,
+  getStream,
+  versionHeader400,
+  callRequestsOnCallStream,
+  sseEventIds,
+  noBroadcast,
+];
