@@ -1,11 +1,14 @@
 /**
  * The Streamable HTTP session of the legacy era (2025-11-25/basic/transports
  * "Session Management", "Listening for Messages from the Server", "Sending
- * Messages to the Server"): a session the server no longer has answers 404,
- * a request without the session id 400, the standalone GET is an SSE stream
- * (or 405) that carries no responses (the 202 for a notification, a rule of
- * both eras, is streamable-http/notification-status). The modern transport
- * has no sessions and no GET stream.
+ * Messages to the Server", "Multiple Connections", "Resumability and
+ * Redelivery"): a session the server no longer has answers 404, a request
+ * without the session id 400, the standalone GET is an SSE stream (or 405)
+ * that carries no responses, a request of the server goes on one stream only,
+ * and SSE event IDs, when the server gives them, are unique across the
+ * session's streams, a POST's stream opening with a priming event (the 202
+ * for a notification, a rule of both eras, is streamable-http/notification-status).
+ * The modern transport has no sessions, no GET stream and no event IDs.
  */
 import { TransportError } from '../harness/errors.js';
 import { KnownSilentError } from '../harness/timeouts.js';
