@@ -7,9 +7,33 @@
  */
 import { parse } from 'shell-quote';
 
+/**
+ * The command with every `#` inside a word escaped: a shell starts a comment
+ * only at a `#` that begins a word, but the parser also at one inside a word
+ * (`--break check#part`).
+ */
+function escapeInnerHashes(command: string): string {
+  let out = '';
+  let quote: string | undefined;
+  for (let i = 0; i < command.length; i++) {
+    const ch = command[i]!;
+    if (ch === '\\' && quote !== "'") {
+      out += ch + (command[i + 1] ?? '');
+      i++;
+    } else if (quote) {
+      if (ch === quote) quote = undefined;
+      out += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+    } else out += ch === '#' && i > 0 && !/\s/.test(command[i - 1]!) ? '\\#' : ch;
+  }
+  return out;
+}
+
 export function splitCommand(command: string, env: Record<string, string | undefined> = process.env): string[] {
   const words: string[] = [];
-  for (const entry of parse(command, (key) => env[key] ?? '')) {
+  for (const entry of parse(escapeInnerHashes(command), (key) => env[key] ?? '')) {
     if (typeof entry === 'string') {
       words.push(entry);
       continue;

@@ -1,15 +1,21 @@
 /**
  * The Streamable HTTP session of the legacy era (2025-11-25/basic/transports
  * "Session Management", "Listening for Messages from the Server", "Sending
- * Messages to the Server"): a session the server no longer has answers 404,
- * a request without the session id 400, the standalone GET is an SSE stream
- * (or 405) that carries no responses (the 202 for a notification, a rule of
- * both eras, is streamable-http/notification-status). The modern transport
- * has no sessions and no GET stream.
+ * Messages to the Server", "Multiple Connections", "Resumability and
+ * Redelivery"): a session the server no longer has answers 404, a request
+ * without the session id 400, the standalone GET is an SSE stream (or 405)
+ * that carries no responses, a request of the server goes on one stream only,
+ * and SSE event IDs, when the server gives them, are unique across the
+ * session's streams, a POST's stream opening with a priming event (the 202
+ * for a notification, a rule of both eras, is streamable-http/notification-status).
+ * The modern transport has no sessions, no GET stream and no event IDs.
  */
 import { TransportError } from '../harness/errors.js';
+import { KnownSilentError } from '../harness/timeouts.js';
 import type { Exchange, RequestOptions, Session } from '../harness/session.js';
-import { defineCheck, show } from './check.js';
+import { sseEvents, type SseEvent } from '../harness/sse.js';
+import { defineCheck, frameKey, show, type Probe } from './check.js';
+import { whyNotCallableAsWritten } from './safety.js';
 import type { JsonObject } from '../model/json.js';
 import type { InputCapability } from '../model/config.js';
 import type { WireFrame } from '../model/wire.js';
@@ -227,6 +233,8 @@ export const callRequestsOnCallStream = defineCheck({
       );
     for (const a of asked) {
       const onGet = a.frame.http?.standalone === true;
+      // The same request on the call's stream too is a broadcast: sessions/no-broadcast's.
+      if (onGet && asked.some((b) => b.frame.http?.standalone !== true && b.frame.text === a.frame.text)) continue;
       t.expect(!onGet, {
         expected: `${a.method}, made for tools/call ${JSON.stringify(call.id)} while it ran, on that call's response stream`,
         actual: `it came on the standalone GET stream, which carries messages unrelated to running requests`,
@@ -277,4 +285,163 @@ export const idUnique = defineCheck({
   },
 });
 
-export const sessionChecks = [idUnique, terminated404, missingId400, getStream, versionHeader400, callRequestsOnCallStream];
+type RawAnswer = Awaited<ReturnType<Session['rawHttp']>>;
+
+/** One POST answered with an SSE stream: the request, the answer and the stream's events as written. */
+interface SseAnswer {
+  what: string;
+  answer: RawAnswer;
+  events: SseEvent[];
+}
+
+/**
+ * POSTs on the primary session that a server may answer with an SSE stream: ping, and the configured slow
+ * call with a progressToken, twice (two streams of one session). Only the answers that are streams.
+ */
+async function sseAnswers(t: Probe): Promise<SseAnswer[]> {
+  const s = t.session;
+  const slow = t.ctx.config.slowTool;
+  const usable = slow && !whyNotCallableAsWritten(t.ctx, slow.name) ? slow : undefined;
+  const requests: Array<{ what: string; method: string; params: JsonObject }> = [{ what: 'ping', method: 'ping', params: {} }];
+  for (const n of usable ? [1, 2] : []) {
+    const params = { name: usable!.name, arguments: usable!.arguments ?? {}, _meta: { progressToken: `mcpc-ids-${n}-${s.nextId()}` } };
+    requests.push({ what: `tools/call ${usable!.name} (${n})`, method: 'tools/call', params });
+  }
+  const out: SseAnswer[] = [];
+  for (const r of requests) {
+    try {
+      const answer = await s.rawHttp({ message: s.message(r.method, r.params) });
+      if (answer.sse) out.push({ what: r.what, answer, events: sseEvents(answer.body) });
+    } catch (err) {
+      if (!(err instanceof TransportError || err instanceof KnownSilentError)) throw err;
+      t.note(`${r.what} not answered`, err.message);
+    }
+  }
+  return out;
+}
+
+const hasId = (e: SseEvent) => e.id !== undefined && e.id !== '';
+
+export const sseEventIds = defineCheck({
+  id: 'sessions/sse-event-ids',
+  title: "SSE event IDs are unique across a session's streams, and a POST's stream opens with a priming event",
+  level: 'MUST',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Resumability and Redelivery' },
+  quote:
+    'If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use.',
+  parts: {
+    priming: {
+      level: 'SHOULD',
+      spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Sending Messages to the Server' },
+      quote:
+        'The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field in order to prime the client to reconnect (using that event ID as Last-Event-ID).',
+    },
+  },
+  async run(t) {
+    const streams = await sseAnswers(t);
+    if (streams.length === 0)
+      return t.notObserved(
+        t.ctx.config.slowTool
+          ? 'no request was answered with an SSE stream'
+          : 'ping was not answered with an SSE stream, and there is no slowTool in the configuration file: name a call the server answers with a stream (slowTool)',
+      );
+    const withIds = streams.filter((x) => x.events.some(hasId));
+    t.note('SSE streams', `${streams.length}, ${withIds.length} with event IDs`);
+    // Event IDs are the server's choice (Servers MAY attach an id); the priming event carries one, so it is judged with them.
+    if (withIds.length === 0)
+      return t.skip('the server attaches no id to its SSE events (a MAY): no event ID to be unique, and no resumable stream to prime');
+    const seen = new Map<string, SseAnswer>();
+    // One finding per pair of streams (or stream) that repeat an ID: the first ID they share.
+    const repeated = new Set<string>();
+    for (const x of streams) {
+      for (const e of x.events.filter(hasId)) {
+        const first = seen.get(e.id!);
+        if (!first) seen.set(e.id!, x);
+        else if (!repeated.has(`${first.what}\n${x.what}`)) {
+          repeated.add(`${first.what}\n${x.what}`);
+          t.expect(false, {
+            expected: 'a different event ID on every SSE event of the session',
+            actual: `event ID ${show(e.id)} came on the stream answering ${first.what}${first === x ? ' twice' : ` and again on the stream answering ${x.what}`}`,
+            wire: first === x ? x.answer.frames : [...first.answer.frames, ...x.answer.frames],
+          });
+        }
+      }
+    }
+    for (const x of withIds) {
+      const head = x.events[0]!;
+      t.expect(hasId(head) && (head.data ?? '') === '', {
+        part: 'priming',
+        expected: `the stream answering ${x.what} opens with an event of an event ID and an empty data field`,
+        actual: `its first event: ${show(head.text, 200)}`,
+        wire: x.answer.frames,
+      });
+    }
+  },
+});
+
+/** A message of an inbound frame, when it is a JSON object. */
+function parsed(f: WireFrame): JsonObject | undefined {
+  try {
+    const m = JSON.parse(f.text) as unknown;
+    return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as JsonObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const noBroadcast = defineCheck({
+  id: 'sessions/no-broadcast',
+  title: 'a request the server makes goes on one stream, not on both a call stream and the GET stream',
+  level: 'MUST',
+  transports: ['http'],
+  spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Multiple Connections' },
+  quote:
+    'The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.',
+  observer: true,
+  async run(t) {
+    // What is told for sure to be one message: a request of the server (its id names it). A copy on the
+    // GET stream before the call's stream ended was no redelivery of a message lost with a closed
+    // stream: both streams were open. Responses twice are protocol/response-ids' (one response per request).
+    let judged = 0;
+    for (const session of t.ctx.allSessions()) {
+      const frames = session.frames().filter((f) => f.dir === 'in' && f.http !== undefined);
+      const answeredAt = new Map<string, number>();
+      const onCall = new Map<string, WireFrame>();
+      for (const f of frames) {
+        const m = parsed(f);
+        if (!m || f.http?.requestId === undefined) continue;
+        const stream = `${typeof f.http.requestId}:${f.http.requestId}`;
+        if (!('method' in m) && m.id === f.http.requestId) answeredAt.set(stream, f.seq);
+        else if (typeof m.method === 'string' && 'id' in m) onCall.set(`${typeof m.id}:${String(m.id)}`, f);
+      }
+      for (const f of frames.filter((x) => x.http?.standalone === true)) {
+        const m = parsed(f);
+        if (!m || typeof m.method !== 'string' || !('id' in m)) continue;
+        judged++;
+        const first = onCall.get(`${typeof m.id}:${String(m.id)}`);
+        if (!first || first.text !== f.text) continue;
+        const stream = `${typeof first.http!.requestId}:${first.http!.requestId}`;
+        if (f.seq > (answeredAt.get(stream) ?? Number.NEGATIVE_INFINITY)) continue;
+        t.ctx.framesJudged.add(frameKey(f));
+        t.expect(false, {
+          expected: `${m.method} ${show(m.id)} on one stream only`,
+          actual: `it came on the stream of request ${show(first.http!.requestId)} and again on the GET stream while that stream was open`,
+          wire: [first, f],
+        });
+      }
+    }
+    t.note('server requests on GET streams', judged);
+  },
+});
+
+export const sessionChecks = [
+  idUnique,
+  terminated404,
+  missingId400,
+  getStream,
+  versionHeader400,
+  callRequestsOnCallStream,
+  sseEventIds,
+  noBroadcast,
+];

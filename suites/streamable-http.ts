@@ -18,7 +18,7 @@ import { listenFact } from './subscriptions.js';
 import { promptArguments } from './prompts.js';
 import { excludedBy } from './safety.js';
 import { probeCall } from './targets.js';
-import { findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
+import { encodeHeaderValue, findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
 
 const { HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_VERSION } = ERROR_CODES;
 
@@ -291,6 +291,14 @@ export const headerMismatch = defineCheck({
   spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Validation' },
   quote:
     'Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body. … When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code:',
+  parts: {
+    protocolVersion: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Protocol Version Header' },
+      quote:
+        'If the values do not match, the server MUST reject the request with 400 Bad Request and a HeaderMismatch JSON-RPC error (see Server Validation).',
+    },
+  },
   transports: ['http'],
   async run(t) {
     const s = t.session;
@@ -303,14 +311,14 @@ export const headerMismatch = defineCheck({
         continue;
       }
       judged++;
-      const spoilt: Array<{ header: string; value: string; alsoCodes?: number[] }> = [];
+      const spoilt: Array<{ header: string; value: string; alsoCodes?: number[]; part?: string }> = [];
       if (p.method === 'server/discover') {
         spoilt.push({ header: 'Mcp-Method', value: 'tools/list' });
         // A header naming a version the server does not support is also an unsupported version (-32022).
         spoilt.push(
           typeof other === 'string'
-            ? { header: 'MCP-Protocol-Version', value: other }
-            : { header: 'MCP-Protocol-Version', value: '2099-01-01', alsoCodes: [UNSUPPORTED_VERSION] },
+            ? { header: 'MCP-Protocol-Version', value: other, part: 'protocolVersion' }
+            : { header: 'MCP-Protocol-Version', value: '2099-01-01', alsoCodes: [UNSUPPORTED_VERSION], part: 'protocolVersion' },
         );
       } else {
         const field = p.method === 'resources/read' ? 'uri' : 'name';
@@ -318,7 +326,10 @@ export const headerMismatch = defineCheck({
       }
       for (const x of spoilt) {
         const r = await send(t, { message: s.message(p.method, p.params), headers: { [x.header]: x.value } });
-        expectMismatch(t, r, `${p.method} with ${x.header}: ${x.value}, disagreeing with the body`, { alsoCodes: x.alsoCodes });
+        expectMismatch(t, r, `${p.method} with ${x.header}: ${x.value}, disagreeing with the body`, {
+          alsoCodes: x.alsoCodes,
+          part: x.part,
+        });
       }
     }
     t.note('requests judged', judged);
@@ -339,6 +350,11 @@ export const headerMissing = defineCheck({
       spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Protocol Version Header' },
       quote:
         'A server that supports clients implementing protocol versions earlier than 2025-06-18 (which did not define the MCP-Protocol-Version header) MAY treat a request that omits the header as protocol version 2025-03-26. A server that does not support such clients MUST reject a request without the header per Server Validation.',
+    },
+    caseInsensitive: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Case Sensitivity' },
+      quote: 'Clients and servers MUST use case-insensitive comparisons for header names.',
     },
   },
   transports: ['http'],
@@ -366,11 +382,32 @@ export const headerMissing = defineCheck({
         const r = await send(t, { message: s.message(p.method, p.params), omit: ['Mcp-Name'] });
         expectMismatch(t, r, `${p.method} without Mcp-Name`);
       }
+      await expectRecasedServed(t, p);
     }
     t.note('requests judged', judged);
     if (judged === 0) t.notObserved('no request was served with correct headers, so a refusal could not be told from any other');
   },
 });
+
+/**
+ * The request of `p` with its standard headers named in unusual letter case (all lower, all upper, mixed):
+ * header names compare case-insensitively, so it is served as with the usual spelling.
+ */
+async function expectRecasedServed(t: Probe, p: Probed): Promise<void> {
+  const message = t.session.message(p.method, p.params);
+  const version = ((message.params as JsonObject)._meta as JsonObject | undefined)?.['io.modelcontextprotocol/protocolVersion'];
+  const headers: Record<string, string> = { 'MCP-METHOD': p.method };
+  if (typeof version === 'string') headers['mcp-protocol-version'] = version;
+  const field = p.method === 'resources/read' ? 'uri' : 'name';
+  if (p.method !== 'server/discover') headers['mCP-nAME'] = encodeHeaderValue(String(p.params[field]));
+  const r = await send(t, { message, headers });
+  t.expect(served(r), {
+    expected: `${p.method} with its headers spelled ${Object.keys(headers).join(', ')}: served as with the usual spelling (${describeRaw(p.control)})`,
+    actual: describeRaw(r),
+    wire: [...p.control.frames, ...r.frames],
+    part: 'caseInsensitive',
+  });
+}
 
 export const headerSentinel = defineCheck({
   id: 'streamable-http/header-sentinel',
@@ -379,6 +416,14 @@ export const headerSentinel = defineCheck({
   spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Value Encoding' },
   quote:
     'In particular, servers MUST decode an encoded Mcp-Name or Mcp-Param-{Name} value before comparing it to the corresponding request body value during Server Validation.',
+  parts: {
+    compared: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Validation' },
+      quote:
+        'For headers that permit the Base64 sentinel encoding (Mcp-Name and Mcp-Param-{Name}), servers MUST decode encoded values (see Value Encoding) before comparing them to the body value.',
+    },
+  },
   transports: ['http'],
   async run(t) {
     const s = t.session;
@@ -399,6 +444,18 @@ export const headerSentinel = defineCheck({
         actual: describeRaw(r),
         wire: [...control.frames, ...r.frames],
       });
+      // A different value in the sentinel form: decoded, it disagrees with the body, so the request is refused.
+      if (!served(control)) continue;
+      const wrong = `=?base64?${Buffer.from(`${value}-mismatch`, 'utf8').toString('base64')}?=`;
+      const mismatch = await send(t, { message: s.message(n.method, n.params), headers: { 'Mcp-Name': wrong } });
+      expectMismatch(
+        t,
+        mismatch,
+        `${n.method} with Mcp-Name ${wrong} (${show(`${value}-mismatch`)} Base64-encoded), disagreeing with the body`,
+        {
+          part: 'compared',
+        },
+      );
     }
   },
 });
@@ -448,14 +505,107 @@ async function mirroredCalls(t: Probe): Promise<MirroredCall[]> {
   return out;
 }
 
+/** The same arguments without the value at a property path. */
+function withoutValue(args: JsonObject, path: string[]): JsonObject {
+  const copy = structuredClone(args);
+  let node: unknown = copy;
+  for (const key of path.slice(0, -1)) node = typeof node === 'object' && node !== null ? (node as JsonObject)[key] : undefined;
+  if (typeof node === 'object' && node !== null) delete (node as JsonObject)[path.at(-1)!];
+  return copy;
+}
+
+/** One mirrored argument given a value, and the call with it served with correct headers. */
+interface ServedMirror {
+  c: MirroredCall;
+  value: string | number | boolean;
+  params: JsonObject;
+}
+
+/**
+ * The rows of "Server Behavior for Custom Headers" a server answers on its own: with the value provided the
+ * header is validated (a wrong value refused), with the value null or the argument left out it is not
+ * expected (whatever the server answers, not HeaderMismatch), with the value in the body it is required.
+ */
+async function judgeRows(t: Probe, m: ServedMirror): Promise<void> {
+  const s = t.session;
+  const { c, value, params } = m;
+  const other = typeof value === 'string' ? `${value}-mismatch` : typeof value === 'boolean' ? String(!value) : String(value + 1);
+  const mismatch = await send(t, { message: s.message('tools/call', params), headers: { [c.header]: other } });
+  expectMismatch(t, mismatch, `tools/call ${c.tool} with ${c.header}: ${other}, the argument being ${show(value)}`, { part: 'provided' });
+  const missing = await send(t, { message: s.message('tools/call', params), omit: [c.header] });
+  expectMismatch(t, missing, `tools/call ${c.tool} without ${c.header}, the argument being ${show(value)}`, { part: 'omitted' });
+  const argument = `arguments.${c.path.join('.')}`;
+  for (const [part, args, what] of [
+    ['nullValue', withValue(params.arguments as JsonObject, c.path, null), `${argument} null`],
+    ['absent', withoutValue(params.arguments as JsonObject, c.path), `no ${argument}`],
+  ] as const) {
+    const r = await send(t, { message: s.message('tools/call', { name: c.tool, arguments: args }), omit: [c.header] });
+    const error = messageOf(r)?.error as JsonObject | undefined;
+    t.expect(error?.code !== HEADER_MISMATCH, {
+      expected: `tools/call ${c.tool} with ${what} and no ${c.header}: not refused for want of the header (any other answer)`,
+      actual: describeRaw(r),
+      wire: r.frames,
+      part,
+    });
+  }
+}
+
+/** The Base64 sentinel forms: the plain value encoded is served; a string with non-ASCII characters, encoded from UTF-8, is not a mismatch. */
+async function judgeEncoded(t: Probe, m: ServedMirror): Promise<void> {
+  const s = t.session;
+  const { c, value, params } = m;
+  const sentinel = `=?base64?${Buffer.from(String(value), 'utf8').toString('base64')}?=`;
+  const encoded = await send(t, { message: s.message('tools/call', params), headers: { [c.header]: sentinel } });
+  t.expect(served(encoded), {
+    expected: `tools/call ${c.tool} with ${c.header}: ${sentinel} (${show(String(value))} Base64-encoded): served as with the plain value`,
+    actual: describeRaw(encoded),
+    wire: encoded.frames,
+  });
+  if (typeof value !== 'string') return;
+  // The argument may refuse the new value (an enum, a pattern): only a header mismatch is judged.
+  const wide = `${value}-\u00e9\u4e16`;
+  const header = encodeHeaderValue(wide);
+  const r = await send(t, {
+    message: s.message('tools/call', { name: c.tool, arguments: withValue(params.arguments as JsonObject, c.path, wide) }),
+    headers: { [c.header]: header },
+  });
+  const error = messageOf(r)?.error as JsonObject | undefined;
+  t.expect(error?.code !== HEADER_MISMATCH, {
+    expected: `tools/call ${c.tool} with the argument ${show(wide)} and ${c.header}: ${header} (its UTF-8 bytes Base64-encoded): not a header mismatch`,
+    actual: describeRaw(r),
+    wire: r.frames,
+    part: 'decodeUtf8',
+  });
+}
+
 export const paramHeaders = defineCheck({
   id: 'streamable-http/param-headers',
-  title: 'an Mcp-Param-* header that disagrees with the argument, or is missing, is refused with 400 and -32020',
+  title: 'an Mcp-Param-* header is checked against its argument: decoded, required when the value is given, not expected without one',
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Behavior for Custom Headers' },
   quote:
     'Any server that processes the message body MUST validate that encoded header values, after decoding if Base64-encoded, match the corresponding values in the request body. Servers MUST reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020 (HeaderMismatch) if any validation fails.',
   parts: {
+    provided: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Behavior for Custom Headers' },
+      quote: 'Parameter value provided Client MUST include the header Server MUST validate header matches body',
+    },
+    nullValue: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Behavior for Custom Headers' },
+      quote: 'Parameter value is null Client MUST omit the header Server MUST NOT expect the header',
+    },
+    absent: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Behavior for Custom Headers' },
+      quote: 'Parameter not in arguments Client MUST omit the header Server MUST NOT expect the header',
+    },
+    omitted: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Behavior for Custom Headers' },
+      quote: 'Client omits header but value is in body Non-conforming client Server MUST reject the request',
+    },
     invalidCharacters: {
       level: 'MUST',
       spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Behavior for Custom Headers' },
@@ -467,6 +617,11 @@ export const paramHeaders = defineCheck({
       spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Server Validation' },
       quote:
         'When validating integer parameter values, servers SHOULD compare the header value and the body value numerically rather than as strings (e.g., 42.0 and 42 are considered equal).',
+    },
+    decodeUtf8: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Value Encoding' },
+      quote: 'Servers and intermediaries that need to inspect these values MUST decode them accordingly.',
     },
   },
   transports: ['http'],
@@ -495,19 +650,8 @@ export const paramHeaders = defineCheck({
         continue;
       }
       judged++;
-      const other = typeof value === 'string' ? `${value}-mismatch` : typeof value === 'boolean' ? String(!value) : String(value + 1);
-      const mismatch = await send(t, { message: s.message('tools/call', params), headers: { [c.header]: other } });
-      expectMismatch(t, mismatch, `tools/call ${c.tool} with ${c.header}: ${other}, the argument being ${show(value)}`);
-      // The right value in the Base64 sentinel form: decoded, it matches, so the call is served.
-      const sentinel = `=?base64?${Buffer.from(String(value), 'utf8').toString('base64')}?=`;
-      const encoded = await send(t, { message: s.message('tools/call', params), headers: { [c.header]: sentinel } });
-      t.expect(served(encoded), {
-        expected: `tools/call ${c.tool} with ${c.header}: ${sentinel} (${show(String(value))} Base64-encoded): served as with the plain value`,
-        actual: describeRaw(encoded),
-        wire: encoded.frames,
-      });
-      const missing = await send(t, { message: s.message('tools/call', params), omit: [c.header] });
-      expectMismatch(t, missing, `tools/call ${c.tool} without ${c.header}, the argument being ${show(value)}`);
+      await judgeEncoded(t, { c, value, params });
+      await judgeRows(t, { c, value, params });
       // A byte outside visible ASCII (sent as Latin-1): an invalid header character.
       const invalid = await send(t, { message: s.message('tools/call', params), headers: { [c.header]: `mcp\u00e9conformance` } });
       expectMismatch(t, invalid, `tools/call ${c.tool} with ${c.header} carrying a non-ASCII byte`, { part: 'invalidCharacters' });
@@ -532,6 +676,10 @@ export const sseEnds = defineCheck({
   level: 'SHOULD',
   spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
   quote: 'The final JSON-RPC response SHOULD terminate the stream.',
+  legacy: {
+    spec: { revision: '2025-11-25', page: 'basic/transports', section: 'Sending Messages to the Server' },
+    quote: 'After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream.',
+  },
   transports: ['http'],
   async run(t) {
     // The configured slow call with a progressToken: the request a server most likely answers with a stream.
