@@ -241,7 +241,7 @@ export class Session {
   readonly inboundMethods = new Map<string, { count: number; frame: WireFrame }>();
   /** Legacy era, HTTP: how the server answered each standalone GET. */
   readonly getStreams: HttpInfo[] = [];
-  /** Legacy era: the ids of the requests the server sent on this connection (bounded). */
+  /** Legacy era: the ids of the requests the server sent on this connection, per MCP session (bounded). */
   private readonly serverRequestIds = new Set<string>();
   /** stdio: the unparsed lines that may be one message split over lines. */
   private split: SplitMessage | undefined;
@@ -1082,14 +1082,18 @@ export class Session {
     const validId = typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
     const method = truncate(String(obj.method), 100);
     const shownId = truncate(JSON.stringify(id) ?? 'undefined', 50);
+    // "Within the same session": on stdio the connection's; on HTTP the Mcp-Session-Id's (a server that assigns
+    // none has no session spanning its POSTs, so its ids are not compared across them).
+    const scope = this.kind === 'stdio' ? '' : this.transport.sessionId;
+    const key = validId && scope !== undefined ? `${scope}\0${idKey(id as RequestId)}` : undefined;
     if (!validId) this.violate('request-id-invalid', `the server sent a ${method} request with the id ${shownId}`, frame);
-    else if (this.serverRequestIds.has(idKey(id as RequestId))) {
+    else if (key !== undefined && this.serverRequestIds.has(key)) {
       this.violate(
         'request-id-reused',
-        `the server sent a ${method} request with the id ${shownId}, which an earlier request of the server used`,
+        `the server sent a ${method} request with the id ${shownId}, which an earlier request of the server used in this session`,
         frame,
       );
-    } else if (this.serverRequestIds.size < MAX_REMEMBERED_IDS) this.serverRequestIds.add(idKey(id as RequestId));
+    } else if (key !== undefined && this.serverRequestIds.size < MAX_REMEMBERED_IDS) this.serverRequestIds.add(key);
     const checked = this.validate(validId ? obj : { ...obj, id: 0 });
     if (checked.unvalidated)
       this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);

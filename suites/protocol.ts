@@ -197,8 +197,9 @@ export const messagesSchemaValid = defineCheck({
 /**
  * 2025-11-25 only: servers send requests there (roots/list, sampling,
  * elicitation, ping), and the Requests rules bind whoever sends one. Judged
- * over every request the server sent in the run, per connection (one
- * connection is one session: stdio, its process; HTTP, its Mcp-Session-Id).
+ * over every request the server sent in the run, per session: on stdio the
+ * connection (its process); on HTTP the Mcp-Session-Id, so the ids of a
+ * server that assigns none (no session spans its POSTs) are not compared.
  * The id's faults are this check's alone: the session validates the rest of
  * such a request against the schema as if its id were valid.
  */
