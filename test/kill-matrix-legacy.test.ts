@@ -44,8 +44,8 @@ async function run(transport: TransportKind, ...serverArgs: string[]): Promise<R
 
 const legacyChecks = catalogue.filter((c) => c.revisions.includes('legacy'));
 /** Part variants of the checks of the legacy era (a part of a check of both eras is proven here on stdio, like its check). */
-const legacyParts = partBreaks(execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n')).filter(
-  (b) => catalogue.find((c) => c.id === b.check)?.revisions.includes('legacy'),
+const legacyParts = partBreaks(execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n')).filter((b) =>
+  catalogue.find((c) => c.id === b.check)?.revisions.includes('legacy'),
 );
 
 describe('kill matrix, legacy era', () => {
