@@ -3,8 +3,9 @@
  * "Messages", "Responses", "Notifications", "Result Responses"; the
  * transports' rules on server-sent requests; the schema). The 2025-11-25
  * basic/index states the id and notification rules too, so those checks run
- * in the legacy era as well; servers sending requests and resultType exist in
- * the modern era only.
+ * in the legacy era as well; the ban on server-sent requests and resultType
+ * are the modern era's only, and the rules on the ids of the requests a
+ * server sends (basic/index "Requests") the legacy era's only.
  */
 import type { Violation, ViolationKind } from '../harness/session.js';
 import { defineCheck, schedule, show } from './check.js';
@@ -220,7 +221,10 @@ export const requestIds = defineCheck({
   async run(t) {
     judgeViolations(t, ['request-id-invalid'], 'a request id that is a string or an integer (never null)', 'request');
     judgeViolations(t, ['request-id-reused'], 'a request id the server has not used before in the session', 'request', 'unique');
-    const requests = inboundMessages(t).filter((m) => m.kind === 'request').length;
+    // A notification method sent with an id is no request (messages-schema-valid's notification-id judges it).
+    const requests = inboundMessages(t).filter(
+      (m) => m.kind === 'request' && !t.ctx.protocolSchema.isNotificationMethod(m.msg.method),
+    ).length;
     t.note('server requests seen', requests);
     if (requests === 0 && t.findings.length === 0) {
       t.notObserved(
