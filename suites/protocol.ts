@@ -222,11 +222,14 @@ export const requestIds = defineCheck({
     judgeViolations(t, ['request-id-invalid'], 'a request id that is a string or an integer (never null)', 'request');
     judgeViolations(t, ['request-id-reused'], 'a request id the server has not used before in the session', 'request', 'unique');
     // A notification method sent with an id is no request (messages-schema-valid's notification-id judges it).
-    const requests = inboundMessages(t).filter(
-      (m) => m.kind === 'request' && !t.ctx.protocolSchema.isNotificationMethod(m.msg.method),
-    ).length;
-    t.note('server requests seen', requests);
-    if (requests === 0 && t.findings.length === 0) {
+    const seen = inboundMessages(t).filter((m) => m.kind === 'request' && !t.ctx.protocolSchema.isNotificationMethod(m.msg.method));
+    t.note('server requests seen', seen.length);
+    if (seen.length)
+      t.note(
+        'first server requests',
+        seen.slice(0, SHOWN).map((m) => `${show(m.msg.method, 60)} id ${show(m.msg.id, 60)}`),
+      );
+    if (seen.length === 0 && t.findings.length === 0) {
       t.notObserved(
         'the server sent no request to the client in the run: configure capabilityTool in the configuration file with a tool that makes the server ask the client (sampling, elicitation or roots)',
       );
