@@ -252,7 +252,8 @@ function noAnswer(t: Target, session: Session, probe: EraProbe): string {
 }
 
 function wroteInstead(session: Session): string {
-  const garbage = session.violations.find((v) => v.kind === 'not-json' || v.kind === 'not-jsonrpc' || v.kind === 'oversized-message');
+  const kinds = ['not-json', 'not-jsonrpc', 'oversized-message', 'response-without-result'];
+  const garbage = session.violations.find((v) => kinds.includes(v.kind));
   return garbage ? `; it wrote instead: ${garbage.detail}` : '';
 }
 

@@ -63,6 +63,8 @@ export class ProtocolSchema {
   private readonly ajv: AnyAjv;
   private readonly defs: Set<string>;
   private readonly cache = new Map<string, ValidateFunction>();
+  /** The method of every notification the schema defines (a definition named *Notification whose method is a constant). */
+  private readonly notificationMethods: Set<string>;
 
   constructor(
     readonly source: string,
@@ -72,6 +74,11 @@ export class ProtocolSchema {
     const defs = (doc.$defs ?? doc.definitions) as Record<string, unknown> | undefined;
     if (!defs || typeof defs !== 'object') throw new Error(`${source} has no $defs: not an MCP protocol schema`);
     this.defs = new Set(Object.keys(defs));
+    this.notificationMethods = new Set();
+    for (const [name, def] of Object.entries(defs)) {
+      const method = (def as { properties?: { method?: { const?: unknown } } } | null)?.properties?.method?.const;
+      if (name.endsWith('Notification') && typeof method === 'string') this.notificationMethods.add(method);
+    }
     if (opts.setAside?.length) doc = withoutProperties(doc, opts.setAside);
     this.ajv = ajvFor(typeof doc.$schema === 'string' ? doc.$schema : undefined, { fresh: true });
     this.ajv.addSchema(doc, 'mcp');
@@ -121,6 +128,11 @@ export class ProtocolSchema {
     if (rt === 'input_required' && this.defs.has('InputRequiredResult')) return 'InputRequiredResult';
     const def = RESULT_DEFS[method];
     return def && this.defs.has(def) ? def : 'Result';
+  }
+
+  /** Whether `method` is the method of a notification the schema defines. */
+  isNotificationMethod(method: unknown): boolean {
+    return typeof method === 'string' && this.notificationMethods.has(method);
   }
 
   notificationDefFor(method: string): string {

@@ -71,7 +71,14 @@ export interface Exchange {
  * - notification-response: on HTTP, a JSON-RPC response in the answer to a notification's POST;
  * - server-request: a JSON-RPC request from the server;
  * - schema-invalid: a notification that fails the protocol schema;
- * - unvalidated: a message too deeply nested to validate.
+ * - unvalidated: a message too deeply nested to validate;
+ * - response-without-result: an object with an id but neither method, result nor error;
+ * - notification-with-id: a message whose method is a notification method of the schema, carrying an id
+ *   (handled as the notification it is: validated without its id, routed, not answered);
+ * - request-id-invalid / request-id-reused (legacy era): a server request whose id is not a string or
+ *   integer, or repeats the id of an earlier server request on this connection;
+ * - split-message (stdio): one message written over several lines (its lines are not also
+ *   reported as not-json; the message is read whole).
  */
 export type ViolationKind =
   | 'not-json'
@@ -87,7 +94,12 @@ export type ViolationKind =
   | 'notification-response'
   | 'server-request'
   | 'schema-invalid'
-  | 'unvalidated';
+  | 'unvalidated'
+  | 'response-without-result'
+  | 'notification-with-id'
+  | 'request-id-invalid'
+  | 'request-id-reused'
+  | 'split-message';
 
 export interface Violation {
   kind: ViolationKind;
@@ -191,6 +203,16 @@ export function sessionOf(ex: Exchange): Session | undefined {
 /** What became of a request id this connection sent (the most recent ones are remembered). */
 type IdState = 'pending' | 'answered' | 'asked' | 'abandoned';
 const MAX_REMEMBERED_IDS = 20_000;
+/** stdio: most lines, and characters, of one message split over lines that the session puts back together. */
+const MAX_SPLIT_LINES = 10_000;
+const MAX_SPLIT_CHARS = 4_000_000;
+
+/** A stdio message being read over several lines: the lines so far and their frames. */
+interface SplitMessage {
+  lines: string[];
+  frames: WireFrame[];
+  chars: number;
+}
 
 export class Session {
   readonly kind: TransportKind;
@@ -219,6 +241,10 @@ export class Session {
   readonly inboundMethods = new Map<string, { count: number; frame: WireFrame }>();
   /** Legacy era, HTTP: how the server answered each standalone GET. */
   readonly getStreams: HttpInfo[] = [];
+  /** Legacy era: the ids of the requests the server sent on this connection, per MCP session (bounded). */
+  private readonly serverRequestIds = new Set<string>();
+  /** stdio: the unparsed lines that may be one message split over lines. */
+  private split: SplitMessage | undefined;
 
   constructor(
     readonly transport: Transport,
@@ -767,7 +793,14 @@ export class Session {
     } catch {
       parsed = false;
     }
-    const frame = this.record('in', rawText, http, this.ownerOfInbound(parsed ? msg : undefined, http));
+    let frame = this.record('in', rawText, http, this.ownerOfInbound(parsed ? msg : undefined, http));
+    if (this.kind === 'stdio') {
+      const whole = this.joinSplit(rawText, parsed, msg, frame);
+      if (whole) {
+        ({ msg, frame } = whole);
+        parsed = true;
+      }
+    }
     if (!parsed) {
       this.received.other++;
       this.violate(
@@ -787,7 +820,11 @@ export class Session {
       this.violate('not-jsonrpc', `the server sent JSON that is not a JSON-RPC 2.0 message: ${truncate(frame.text, 200)}`, frame);
       return;
     }
-    const obj = msg as JsonObject;
+    this.handleMessage(msg as JsonObject, frame, http);
+  }
+
+  /** One JSON-RPC 2.0 object from the server: a response, a request, a notification, or none of them. */
+  private handleMessage(obj: JsonObject, frame: WireFrame, http?: HttpInfo): void {
     const isResponse = !('method' in obj) && ('result' in obj || 'error' in obj);
     if (isResponse) {
       this.received.responses++;
@@ -798,6 +835,19 @@ export class Session {
       const seen = this.inboundMethods.get(key);
       if (seen) seen.count++;
       else if (this.inboundMethods.size < 200) this.inboundMethods.set(key, { count: 1, frame });
+    }
+    if ('method' in obj && 'id' in obj && this.profile.schema.isNotificationMethod(obj.method)) {
+      this.violate(
+        'notification-with-id',
+        `the server sent the notification ${truncate(String(obj.method), 100)} with an id (${truncate(JSON.stringify(obj.id) ?? 'undefined', 50)})`,
+        frame,
+      );
+      // The notification it is: judged and routed without its id (and not answered).
+      const note = { ...obj };
+      delete note.id;
+      this.onNotification(note, frame);
+      for (const l of [...this.listeners]) l(note, frame);
+      return;
     }
     if ('method' in obj && 'id' in obj) {
       this.received.other++;
@@ -811,24 +861,84 @@ export class Session {
         );
       }
     } else if ('method' in obj) {
-      this.received.notifications++;
-      const checked = this.validate(obj);
-      if (checked.unvalidated)
-        this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
-      else if (checked.errors.length) {
-        this.violate(
-          'schema-invalid',
-          `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`,
-          frame,
-        );
-      }
-      this.routeNotification(obj, frame);
+      this.onNotification(obj, frame);
+    } else if ('id' in obj) {
+      this.received.other++;
+      this.violate(
+        'response-without-result',
+        `the server sent a response (id ${truncate(JSON.stringify(obj.id) ?? 'undefined', 50)}) with neither a result nor an error`,
+        frame,
+      );
+      return;
     } else {
       this.received.other++;
       this.violate('not-jsonrpc', `the server sent a JSON-RPC object that is neither request, response nor notification`, frame);
       return;
     }
     for (const l of [...this.listeners]) l(obj, frame);
+  }
+
+  /** A notification from the server: validated against the schema, then routed. */
+  private onNotification(obj: JsonObject, frame: WireFrame): void {
+    this.received.notifications++;
+    const checked = this.validate(obj);
+    if (checked.unvalidated)
+      this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
+    else if (checked.errors.length) {
+      this.violate(
+        'schema-invalid',
+        `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`,
+        frame,
+      );
+    }
+    this.routeNotification(obj, frame);
+  }
+
+  /**
+   * stdio: one message written over several lines (e.g. pretty-printed JSON).
+   * A line that is not JSON and opens an object starts a candidate; the lines
+   * that follow are added until together they parse as one JSON-RPC object,
+   * or a line is a message of its own. When they parse, the lines are taken
+   * back from the not-JSON violations, one split-message violation is
+   * recorded (its evidence: the lines as written, newlines included), and the
+   * message is handled whole.
+   */
+  private joinSplit(text: string, parsed: boolean, msg: unknown, frame: WireFrame): { msg: JsonObject; frame: WireFrame } | undefined {
+    const alone = parsed && typeof msg === 'object' && msg !== null && !Array.isArray(msg) && (msg as JsonObject).jsonrpc === '2.0';
+    if (!this.split) {
+      if (!parsed && text.trimStart().startsWith('{')) this.split = { lines: [text], frames: [frame], chars: text.length };
+      return undefined;
+    }
+    const split = this.split;
+    const joined = [...split.lines, text].join('\n');
+    let whole: unknown;
+    try {
+      whole = JSON.parse(joined);
+    } catch {
+      whole = undefined;
+    }
+    if (typeof whole === 'object' && whole !== null && !Array.isArray(whole) && (whole as JsonObject).jsonrpc === '2.0') {
+      this.split = undefined;
+      const frames = [...split.frames, frame];
+      const taken = this.violationLog.retract(['not-json', 'not-jsonrpc'], new Set(split.frames.map((f) => f.seq)));
+      this.received.other -= taken;
+      this.violate(
+        'split-message',
+        `the server wrote one message over ${frames.length} lines (newlines inside the message): ${truncate(JSON.stringify(whole), 200)}`,
+        { ...split.frames[0]!, text: joined },
+      );
+      return { msg: whole as JsonObject, frame };
+    }
+    if (alone) {
+      // A message of its own: the earlier lines were no message.
+      this.split = undefined;
+      return undefined;
+    }
+    split.lines.push(text);
+    split.frames.push(frame);
+    split.chars += text.length + 1;
+    if (split.lines.length > MAX_SPLIT_LINES || split.chars > MAX_SPLIT_CHARS) this.split = undefined;
+    return undefined;
   }
 
   /** Schema validation that never throws: a message too deep for the validator is reported as unvalidated. */
@@ -967,7 +1077,24 @@ export class Session {
    * on the same connection (HTTP: as its own POST).
    */
   private answerServerRequest(obj: JsonObject, frame: WireFrame): void {
-    const checked = this.validate(obj);
+    // The id's rules are protocol/request-ids': the rest of the request is judged against the schema as if its id were valid.
+    const id = obj.id;
+    const validId = typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
+    const method = truncate(String(obj.method), 100);
+    const shownId = truncate(JSON.stringify(id) ?? 'undefined', 50);
+    // "Within the same session": on stdio the connection's; on HTTP the Mcp-Session-Id's (a server that assigns
+    // none has no session spanning its POSTs, so its ids are not compared across them).
+    const scope = this.kind === 'stdio' ? '' : this.transport.sessionId;
+    const key = validId && scope !== undefined ? `${scope}\0${idKey(id as RequestId)}` : undefined;
+    if (!validId) this.violate('request-id-invalid', `the server sent a ${method} request with the id ${shownId}`, frame);
+    else if (key !== undefined && this.serverRequestIds.has(key)) {
+      this.violate(
+        'request-id-reused',
+        `the server sent a ${method} request with the id ${shownId}, which an earlier request of the server used in this session`,
+        frame,
+      );
+    } else if (key !== undefined && this.serverRequestIds.size < MAX_REMEMBERED_IDS) this.serverRequestIds.add(key);
+    const checked = this.validate(validId ? obj : { ...obj, id: 0 });
     if (checked.unvalidated)
       this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
     else if (checked.errors.length) {

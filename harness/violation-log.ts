@@ -32,6 +32,23 @@ export class ViolationLog {
     for (const l of [...this.listeners]) l(v);
   }
 
+  /**
+   * Take back the violations of `kinds` recorded for these frames (by seq), when
+   * a later frame showed what they were (stdio: lines of one message split over
+   * lines); returns how many were taken back.
+   */
+  retract(kinds: ViolationKind[], seqs: Set<number>): number {
+    let taken = 0;
+    for (let i = this.violations.length - 1; i >= 0; i--) {
+      const v = this.violations[i]!;
+      if (!kinds.includes(v.kind) || !v.frame || !seqs.has(v.frame.seq)) continue;
+      this.violations.splice(i, 1);
+      this.counts[v.kind] = (this.counts[v.kind] ?? 1) - 1;
+      taken++;
+    }
+    return taken;
+  }
+
   /** Keep an exchange whose response failed the schema (bounded). */
   addInvalid(ex: Exchange): void {
     if (this.invalidExchanges.length < MAX_VIOLATIONS) this.invalidExchanges.push(ex);

@@ -46,7 +46,7 @@ export const errorCodes = defineCheck({
       level: 'MUST',
       spec: SECTION,
       quote:
-        'Codes defined by earlier protocol versions remain reserved and will not be reused. Implementations of this protocol version MUST NOT emit these codes:',
+        'Codes defined by earlier protocol versions remain reserved and will not be reused. Implementations of this protocol version MUST NOT emit these codes: -32002 — resource not found (2025-11-25 and earlier; replaced by -32602). … -32042 — URL elicitation required (2025-11-25 only).',
     },
     custom: {
       level: 'SHOULD',

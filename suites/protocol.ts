@@ -3,13 +3,15 @@
  * "Messages", "Responses", "Notifications", "Result Responses"; the
  * transports' rules on server-sent requests; the schema). The 2025-11-25
  * basic/index states the id and notification rules too, so those checks run
- * in the legacy era as well; servers sending requests and resultType exist in
- * the modern era only.
+ * in the legacy era as well; the ban on server-sent requests and resultType
+ * are the modern era's only, and the rules on the ids of the requests a
+ * server sends (basic/index "Requests") the legacy era's only.
  */
 import type { Violation, ViolationKind } from '../harness/session.js';
 import { defineCheck, schedule, show } from './check.js';
 import type { WireFrame } from '../model/wire.js';
 import { judgeViolations, SHOWN } from './violations.js';
+import { inboundMessages } from './wire-messages.js';
 
 /** The result types of the core protocol. */
 const RESULT_TYPES = ['complete', 'input_required'];
@@ -123,8 +125,29 @@ export const messagesSchemaValid = defineCheck({
   spec: { revision: 'draft', page: 'schema', section: 'JSONRPCMessage' },
   quote: 'Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.',
   legacy: { spec: { revision: '2025-11-25', page: 'schema', section: 'JSONRPCMessage' } },
+  // Two shapes the schema refuses that basic/index states in words, each judged here on its own (the session
+  // records them apart from the messages it validates, so no other check sees them): a response with neither
+  // result nor error (not a "message that is not JSON-RPC" for the transport checks), and a notification
+  // method sent with an id (not a request for protocol/no-server-requests; it is validated and routed without
+  // its id, so its other faults are still the schema's).
+  parts: {
+    'result-field': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/index', section: 'Result Responses' },
+      quote: 'Result responses MUST include a result field.',
+      legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Result Responses' } },
+    },
+    'notification-id': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/index', section: 'Notifications' },
+      quote: 'Notifications MUST NOT include an ID.',
+      legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Notifications' } },
+    },
+  },
   observer: true,
   async run(t) {
+    judgeViolations(t, ['response-without-result'], 'a response with a result (or an error)', 'response', 'result-field');
+    judgeViolations(t, ['notification-with-id'], 'a notification without an id', 'notification', 'notification-id');
     const sessions = t.ctx.allSessions();
     // Responses to a method another check judged against the schema are that check's finding.
     // Legacy era, HTTP: a 400 or 404 whose body is an error without the request's id is the session
@@ -167,6 +190,48 @@ export const messagesSchemaValid = defineCheck({
       t.notObserved(
         `${unvalidated.length} message(s) could not be validated: ${unvalidated[0]!.detail}` +
           (oversized ? ' (the spec sets no size limit: raise --max-message-size to read and judge such messages)' : ''),
+      );
+    }
+  },
+});
+
+/**
+ * 2025-11-25 only: servers send requests there (roots/list, sampling,
+ * elicitation, ping), and the Requests rules bind whoever sends one. Judged
+ * over every request the server sent in the run, per session: on stdio the
+ * connection (its process); on HTTP the Mcp-Session-Id, so the ids of a
+ * server that assigns none (no session spans its POSTs) are not compared.
+ * The id's faults are this check's alone: the session validates the rest of
+ * such a request against the schema as if its id were valid.
+ */
+export const requestIds = defineCheck({
+  id: 'protocol/request-ids',
+  title: 'every request the server sends has a string or integer id it has not used before',
+  level: 'MUST',
+  spec: { revision: '2025-11-25', page: 'basic/index', section: 'Requests' },
+  quote: 'Requests MUST include a string or integer ID. Unlike base JSON-RPC, the ID MUST NOT be null.',
+  parts: {
+    unique: {
+      level: 'MUST',
+      spec: { revision: '2025-11-25', page: 'basic/index', section: 'Requests' },
+      quote: 'The request ID MUST NOT have been previously used by the requestor within the same session.',
+    },
+  },
+  observer: true,
+  async run(t) {
+    judgeViolations(t, ['request-id-invalid'], 'a request id that is a string or an integer (never null)', 'request');
+    judgeViolations(t, ['request-id-reused'], 'a request id the server has not used before in the session', 'request', 'unique');
+    // A notification method sent with an id is no request (messages-schema-valid's notification-id judges it).
+    const seen = inboundMessages(t).filter((m) => m.kind === 'request' && !t.ctx.protocolSchema.isNotificationMethod(m.msg.method));
+    t.note('server requests seen', seen.length);
+    if (seen.length)
+      t.note(
+        'first server requests',
+        seen.slice(0, SHOWN).map((m) => `${show(m.msg.method, 60)} id ${show(m.msg.id, 60)}`),
+      );
+    if (seen.length === 0 && t.findings.length === 0) {
+      t.notObserved(
+        'the server sent no request to the client in the run: configure capabilityTool in the configuration file with a tool that makes the server ask the client (sampling, elicitation or roots)',
       );
     }
   },
@@ -220,4 +285,4 @@ export const resultType = defineCheck({
 // Counts every stray response on its connection while it runs: it needs the connection to itself.
 schedule(noResponseToNotification, { exclusive: 'counts every stray response on its connection' });
 
-export const protocolChecks = [noServerRequests, responseIds, noResponseToNotification, messagesSchemaValid, resultType];
+export const protocolChecks = [noServerRequests, responseIds, noResponseToNotification, messagesSchemaValid, requestIds, resultType];

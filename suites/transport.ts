@@ -13,10 +13,21 @@ export const stdoutJsonRpcOnly = defineCheck({
   spec: { revision: 'draft', page: 'basic/transports/stdio', section: 'stdio' },
   quote: 'The server MUST NOT write anything to its stdout that is not a valid MCP message.',
   legacy: { spec: { revision: '2025-11-25', page: 'basic/transports', section: 'stdio' } },
+  // A message written over several lines (e.g. pretty-printed JSON) is one defect: the session reads it
+  // whole and records it once as split-message, not its lines as lines that are not JSON.
+  parts: {
+    'one-line': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/transports/stdio', section: 'stdio' },
+      quote: 'Messages are delimited by newlines, and MUST NOT contain embedded newlines.',
+      legacy: { spec: { revision: '2025-11-25', page: 'basic/transports', section: 'stdio' } },
+    },
+  },
   transports: ['stdio'],
   observer: true,
   async run(t) {
     judgeViolations(t, ['not-json', 'not-jsonrpc', 'batch'], 'one JSON-RPC message per stdout line', 'line');
+    judgeViolations(t, ['split-message'], 'each message on one line, with no newline inside it', 'message', 'one-line');
   },
 });
 

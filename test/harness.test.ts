@@ -160,6 +160,33 @@ describe('Session', () => {
     expect(s.violations.map((v) => v.kind)).toEqual(['not-json', 'unknown-id', 'server-request', 'duplicate-response']);
   });
 
+  it('reads a message split over lines whole, as one split-message violation, not as lines that are not JSON', async () => {
+    const { s } = session((m, _reply, t) => {
+      t.sink.message('not json, and no message');
+      for (const line of JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', list: [{}, 3] } }, null, 2).split(
+        '\n',
+      ))
+        t.sink.message(line);
+    });
+    await s.start();
+    const ex = await s.request('ping');
+    expect(ex.result).toEqual({ resultType: 'complete', list: [{}, 3] });
+    expect(s.violations.map((v) => v.kind)).toEqual(['not-json', 'split-message']);
+    expect(s.countOf('not-json', 'not-jsonrpc')).toBe(1);
+    expect(s.violations[1]!.frame!.text).toContain('\n  "jsonrpc": "2.0",\n');
+  });
+
+  it('records a response with neither result nor error, and a notification carrying an id, apart from server requests', async () => {
+    const { s } = session((m, _reply, t) => {
+      t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: m.id }));
+      t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'notifications/message', params: { level: 'info', data: 'x' } }));
+      t.sink.message(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete' } }));
+    });
+    await s.start();
+    await s.request('ping');
+    expect(s.violations.map((v) => v.kind)).toEqual(['response-without-result', 'notification-with-id']);
+  });
+
   it('times out a request the server never answers, naming the method', async () => {
     const { s } = session(() => {}, 50);
     await s.start();

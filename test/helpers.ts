@@ -17,7 +17,7 @@ export const REFERENCE = join(ROOT, 'fixtures/servers/reference/server.js');
 export const HOSTILE = join(ROOT, 'fixtures/servers/hostile');
 export const CLI = join(ROOT, 'bin/mcp-conformance.js');
 
-/** The reference server's command line, each word quoted (a part variant's `#` would otherwise start a comment). */
+/** The reference server's command line, each word quoted for the `--server` splitter. */
 export function referenceCommand(...args: string[]): string {
   return quote(['node', REFERENCE, ...args]);
 }

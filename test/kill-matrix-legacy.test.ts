@@ -50,9 +50,9 @@ async function run(transport: TransportKind, ...serverArgs: string[]): Promise<R
 }
 
 const legacyChecks = catalogue.filter((c) => c.revisions.includes('legacy'));
-/** Part variants of legacy-only checks (a part of a check of both eras is proven in the modern matrix). */
-const legacyParts = partBreaks(execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n')).filter(
-  (b) => catalogue.find((c) => c.id === b.check)?.revisions.join() === 'legacy',
+/** Part variants of the checks of the legacy era (a part of a check of both eras is proven here on stdio, like its check). */
+const legacyParts = partBreaks(execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n')).filter((b) =>
+  catalogue.find((c) => c.id === b.check)?.revisions.includes('legacy'),
 );
 
 describe('kill matrix, legacy era', () => {
@@ -111,6 +111,7 @@ describe('kill matrix, legacy era', () => {
       for (const { id, check: checkId, part } of legacyParts) {
         const check = catalogue.find((c) => c.id === checkId)!;
         if (!check.transports.includes(transport)) continue;
+        if (check.revisions.length > 1 && transport === 'http' && check.transports.includes('stdio')) continue;
         it(`--break ${id} is caught by ${checkId} alone, on its part ${part}`, async ({ expect }) => {
           const result = await run(transport, '--break', id);
           const info = describeRun(result);
