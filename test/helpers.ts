@@ -16,8 +16,9 @@ export const REFERENCE = join(ROOT, 'fixtures/servers/reference/server.js');
 export const HOSTILE = join(ROOT, 'fixtures/servers/hostile');
 export const CLI = join(ROOT, 'bin/mcp-conformance.js');
 
+/** The reference server's command line; a word with `#` is quoted (the --server splitter reads an unquoted `#` as a comment). */
 export function referenceCommand(...args: string[]): string {
-  return ['node', REFERENCE, ...args].join(' ');
+  return ['node', REFERENCE, ...args].map((a) => (a.includes('#') ? `'${a}'` : a)).join(' ');
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */
