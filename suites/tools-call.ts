@@ -17,6 +17,10 @@ import { explore, type Exploration, type Problem } from './args/explore.js';
 import type { ValidPlan } from './args/generate.js';
 import { mutantsOf, type Mutant } from './args/mutate.js';
 import { defineCheck, idOf, schedule, show, type Probe, type Rule } from './check.js';
+import { attempt } from './requests.js';
+import { capability } from './resources.js';
+import { inboundMessages } from './wire-messages.js';
+import type { WireFrame } from '../model/wire.js';
 import { inputSchemaValid, outputSchemaValid } from './tools-list.js';
 import { canonical, isObject, type JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
@@ -726,6 +730,51 @@ function errorProblems(ex: Exchange, modern: boolean): Problem[] {
   return out;
 }
 
+// ---- what the run's results used ----
+
+/** The first embedded resource (a `resource` content block) in a tools/call result, with the frame showing it. */
+function embeddedResourceSeen(t: Probe): { tool: string; frames: WireFrame[] } | undefined {
+  const embeds = (result: unknown) =>
+    isObject(result) && Array.isArray(result.content) && result.content.some((b) => isObject(b) && b.type === 'resource');
+  // The suite's own calls (every one of the run), then anything else the wire logs still hold.
+  for (const rec of argumentRun(t.ctx).records) {
+    if (rec.exchange && !rec.exchange.error && embeds(rec.exchange.result))
+      return { tool: String(rec.tool ?? rec.params.name), frames: rec.frames };
+  }
+  const seen = inboundMessages(t).find((m) => m.kind === 'result' && m.method === 'tools/call' && embeds(m.msg.result));
+  return seen ? { tool: '(a tools/call)', frames: [seen.frame] } : undefined;
+}
+
+export const embeddedResourcesCapability = defineCheck({
+  id: 'tools-call/embedded-resources-capability',
+  title: 'a server whose tool results embed resources implements the resources capability',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { revision: 'draft', page: 'server/tools', section: 'Embedded Resources' },
+  quote: 'Servers that use embedded resources SHOULD implement the resources capability:',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Embedded Resources' } },
+  observer: true,
+  async run(t) {
+    const seen = embeddedResourceSeen(t);
+    if (!seen)
+      return t.notObserved(
+        'no tools/call result of the run embedded a resource (the tools-call/* checks make the calls: select them too, and name a tool that embeds one with --tools or tools.include if it is not read-only)',
+      );
+    t.note('embedded resource from', seen.tool);
+    const discovery = t.ctx.discovery();
+    if (discovery.capabilities?.resources !== undefined) return;
+    // Resources listed without the capability declared is resources/capability's finding, not a second one here.
+    const ex = await attempt(t.session, 'resources/list', {}, {});
+    const listed = typeof ex !== 'string' && Array.isArray(ex.result?.resources) ? ex.result.resources.length : 0;
+    if (listed > 0) return t.note('resources/list lists resources without the capability', `judged by ${idOf(capability)}`);
+    t.expect(false, {
+      expected: `the resources capability ${t.ctx.era === 'legacy' ? 'in the initialize result' : 'in server/discover'}, as tool ${seen.tool} embeds a resource`,
+      actual: `capabilities ${show(discovery.capabilities)}; resources/list: ${typeof ex === 'string' ? ex : ex.error ? `JSON-RPC error ${show(ex.error.code)}` : 'no resources'}`,
+      wire: [...seen.frames, ...(discovery.exchange?.frames ?? []), ...(typeof ex === 'string' ? [] : ex.frames)],
+    });
+  },
+});
+
 // Every tools-call check calls the tools the first connection listed, sharing one set of calls
 // (suites/args/calls.ts): they run on that connection, one at a time, as a client that listed them would.
 const PRIMARY = 'calls the tools the first connection listed';
@@ -742,3 +791,5 @@ export const toolsCallChecks = [
   errorResponseShape,
 ];
 for (const c of toolsCallChecks) schedule(c, { primary: PRIMARY });
+// An observer: it judges the calls the checks above made, after them.
+toolsCallChecks.push(embeddedResourcesCapability);

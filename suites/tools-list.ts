@@ -221,6 +221,35 @@ export const outputSchemaValid = defineCheck({
   },
 });
 
+/** A `$schema` naming one of the official dialects before 2020-12 (draft-03 to draft-07, 2019-09); other URIs may be 2020-12 meta-schemas. */
+const OLDER_DIALECT = /^(?:https?:\/\/)?json-schema\.org\/(?:draft-0[3-7]|draft\/2019-09)\/schema#?$/;
+
+export const schemaDialect = defineCheck({
+  id: 'tools-list/schema-dialect',
+  title: 'tool schemas use JSON Schema 2020-12 (no $schema, or the 2020-12 one)',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { revision: 'draft', page: 'basic/index', section: 'Schema Dialect' },
+  quote: 'Recommendation: Implementors are RECOMMENDED to use JSON Schema 2020-12.',
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Schema Dialect' } },
+  perTool: {
+    async run(t, tool) {
+      for (const key of ['inputSchema', 'outputSchema'] as const) {
+        const schema = tool[key];
+        if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) continue;
+        const uri = (schema as JsonObject).$schema;
+        if (uri === undefined) continue;
+        t.note(`${key} $schema`, uri);
+        // A URI this suite does not know may name a 2020-12 meta-schema of the server's own: no finding.
+        t.expect(!(typeof uri === 'string' && OLDER_DIALECT.test(uri)), {
+          expected: `${key} in JSON Schema 2020-12 (no $schema, or https://json-schema.org/draft/2020-12/schema)`,
+          actual: `${key} declares $schema ${show(uri)}`,
+        });
+      }
+    },
+  },
+});
+
 const X_MCP_HEADER = { revision: 'draft', page: 'server/tools', section: 'x-mcp-header' } as const;
 const mustHeader = (quote: string, spec: SpecRef = X_MCP_HEADER): Rule => ({ level: 'MUST', spec, quote });
 
@@ -355,6 +384,7 @@ export const toolsListChecks = [
   nameFormat,
   inputSchemaValid,
   outputSchemaValid,
+  schemaDialect,
   xMcpHeader,
 ];
 for (const c of toolsListChecks) schedule(c, { primary: 'walks tools/list on the first connection' });
