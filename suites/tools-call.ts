@@ -10,7 +10,7 @@
  * carries the seed and path that replay it.
  */
 import fc from 'fast-check';
-import { checkJsonSchema, formatErrors, isIndeterminate } from '../harness/jsonschema.js';
+import { checkJsonSchema, dialectOf, formatErrors, isIndeterminate } from '../harness/jsonschema.js';
 import type { Exchange } from '../harness/session.js';
 import { argumentRun, type ArgumentRun, type CallRecord } from './args/calls.js';
 import { explore, type Exploration, type Problem } from './args/explore.js';
@@ -226,7 +226,7 @@ async function exploreInvalid(
 const NO_CALL: CallRecord = { purpose: 'invalid', params: {}, frames: [] };
 
 function mutantInfo(m: Mutant): Omit<Mutant, 'value'> {
-  return { keyword: m.keyword, pointer: m.pointer, description: m.description };
+  return { keyword: m.keyword, pointer: m.pointer, description: m.description, ...(m.schemaPath ? { schemaPath: m.schemaPath } : {}) };
 }
 
 // ---- valid calls ----
@@ -490,6 +490,27 @@ export const structuredContentText = defineCheck({
 
 // ---- invalid calls ----
 
+/** basic/index "Implementation Requirements" (both eras): the dialect rules, as the server's argument validation shows them. */
+const DIALECT_SECTION = { revision: 'draft', page: 'basic/index', section: 'Implementation Requirements' } as const;
+const LEGACY_DIALECT_SECTION = { revision: '2025-11-25', page: 'basic/index', section: 'Implementation Requirements' } as const;
+
+/** Keywords JSON Schema 2020-12 has and earlier dialects do not (an earlier validator ignores them). */
+const ONLY_2020_12 =
+  /^#(?:\/.*)?\/(?:prefixItems|dependentRequired|dependentSchemas|unevaluatedProperties|unevaluatedItems|minContains|maxContains)(?:\/|$)/;
+
+/**
+ * The dialect part an accepted invalid call breaks, when the keyword it breaks
+ * lies under one only 2020-12 has: the server applied its schema as an earlier
+ * dialect would. Without $schema the schema is 2020-12 by default; with the
+ * 2020-12 $schema, by declaration. Otherwise the main rule (validate inputs).
+ */
+function dialectPart(tool: JsonObject, m: Mutant): 'default-dialect' | 'declared-dialect' | undefined {
+  if (!m.schemaPath || !ONLY_2020_12.test(m.schemaPath)) return undefined;
+  const uri = isObject(tool.inputSchema) ? tool.inputSchema.$schema : undefined;
+  if (uri === undefined) return 'default-dialect';
+  return typeof uri === 'string' && dialectOf(uri) === '2020-12' ? 'declared-dialect' : undefined;
+}
+
 export const invalidRejected = defineCheck({
   id: 'tools-call/invalid-rejected',
   title: 'a call with invalid arguments is rejected, never answered as a success',
@@ -499,18 +520,38 @@ export const invalidRejected = defineCheck({
   // An invalid call answered as a success was not validated; either rejection (isError or a JSON-RPC error) did validate.
   quote: VALIDATE_QUOTE,
   legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Security Considerations' } },
+  parts: {
+    // An accepted call whose only fault is a 2020-12 keyword (prefixItems, dependentRequired, …) in a schema without $schema.
+    'default-dialect': {
+      level: 'MUST',
+      spec: DIALECT_SECTION,
+      quote: 'Clients and servers MUST support JSON Schema 2020-12 for schemas without an explicit $schema field',
+      legacy: { spec: LEGACY_DIALECT_SECTION },
+    },
+    // The same, in a schema that declares 2020-12 with $schema.
+    'declared-dialect': {
+      level: 'MUST',
+      spec: DIALECT_SECTION,
+      quote: 'Clients and servers MUST validate schemas according to their declared or default dialect.',
+      legacy: { spec: LEGACY_DIALECT_SECTION },
+    },
+  },
   perTool: {
     async run(t, tool) {
-      await exploreInvalid(t, tool, (rec) => {
+      await exploreInvalid(t, tool, (rec, m) => {
         const ex = rec.exchange;
         if (!ex) return undefined;
         if (ex.error) return [];
         if (ex.result?.resultType === 'input_required') return undefined;
         if (ex.result?.isError === true) return [];
+        const part = dialectPart(tool, m);
         return [
           {
-            expected: 'the invalid arguments rejected: a result with isError: true, or a JSON-RPC error',
+            expected: part
+              ? `the invalid arguments rejected: they break ${m.schemaPath}, a keyword of JSON Schema 2020-12 (the inputSchema's ${part === 'default-dialect' ? 'default' : 'declared'} dialect)`
+              : 'the invalid arguments rejected: a result with isError: true, or a JSON-RPC error',
             actual: `a success: ${answerText(rec)}`,
+            ...(part ? { part } : {}),
           },
         ];
       });
