@@ -799,7 +799,7 @@ export const embeddedResourcesCapability = defineCheck({
     const seen = embeddedResourceSeen(t);
     if (!seen)
       return t.notObserved(
-        'no tools/call result of the run embedded a resource (the tools-call/* checks make the calls: select them too, and name a tool that embeds one with --tools or tools.include if it is not read-only)',
+        'no tools/call result the run saw embedded a resource (the tools-call/* checks make the calls, so select them too; a tool that is not read-only is called only when named with --tools or tools.include in the config file)',
       );
     t.note('embedded resource from', seen.tool);
     const discovery = t.ctx.discovery();
