@@ -53,36 +53,46 @@ export interface HeaderAnnotation {
   pointer: string;
   /** The chain of `properties` keys, when statically reachable from the root. */
   path?: string[];
+  /** When not statically reachable: the first keyword other than `properties` on the way to it (e.g. `items`, `anyOf`, `$defs`). */
+  via?: string;
+  /** The annotated schema (its `type`, `enum`, `const`, bounds). */
+  schema: Record<string, unknown>;
   /** The `type` of the annotated schema. */
   type: unknown;
 }
+
+/** Keywords whose values are instance data, not subschemas: an `x-mcp-header` key inside them is no annotation. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
 
 /** Every `x-mcp-header` annotation in `schema`, reachable or not. */
 export function findHeaderAnnotations(schema: unknown): HeaderAnnotation[] {
   const out: HeaderAnnotation[] = [];
   const seen = new Set<unknown>();
-  const walk = (node: unknown, pointer: string, path: string[] | undefined, depth: number) => {
+  const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+  const walk = (node: unknown, pointer: string, path: string[] | undefined, via: string | undefined, depth: number) => {
     if (typeof node !== 'object' || node === null || seen.has(node) || depth > 64) return;
     seen.add(node);
     if (Array.isArray(node)) {
-      node.forEach((child, i) => walk(child, `${pointer}/${i}`, undefined, depth + 1));
+      node.forEach((child, i) => walk(child, `${pointer}/${i}`, undefined, via, depth + 1));
       return;
     }
     const obj = node as Record<string, unknown>;
-    if ('x-mcp-header' in obj) out.push({ value: obj['x-mcp-header'], pointer: pointer || '/', path, type: obj.type });
+    if ('x-mcp-header' in obj) {
+      out.push({ value: obj['x-mcp-header'], pointer: pointer || '/', path, ...(path ? {} : { via }), schema: obj, type: obj.type });
+    }
     for (const [key, child] of Object.entries(obj)) {
-      const childPointer = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (DATA_KEYWORDS.has(key)) continue;
+      const childPointer = `${pointer}/${escape(key)}`;
       if (key === 'properties' && isObject(child)) {
         for (const [prop, sub] of Object.entries(child as Record<string, unknown>)) {
-          const subPointer = `${childPointer}/${prop.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-          walk(sub, subPointer, path ? [...path, prop] : undefined, depth + 1);
+          walk(sub, `${childPointer}/${escape(prop)}`, path ? [...path, prop] : undefined, via, depth + 1);
         }
       } else {
-        walk(child, childPointer, undefined, depth + 1);
+        walk(child, childPointer, undefined, via ?? key, depth + 1);
       }
     }
   };
-  walk(schema, '', [], 0);
+  walk(schema, '', [], undefined, 0);
   return out;
 }
 

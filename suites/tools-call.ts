@@ -10,13 +10,17 @@
  * carries the seed and path that replay it.
  */
 import fc from 'fast-check';
-import { checkJsonSchema, formatErrors, isIndeterminate } from '../harness/jsonschema.js';
+import { checkJsonSchema, dialectOf, formatErrors, isIndeterminate } from '../harness/jsonschema.js';
 import type { Exchange } from '../harness/session.js';
 import { argumentRun, type ArgumentRun, type CallRecord } from './args/calls.js';
 import { explore, type Exploration, type Problem } from './args/explore.js';
 import type { ValidPlan } from './args/generate.js';
 import { mutantsOf, type Mutant } from './args/mutate.js';
 import { defineCheck, idOf, schedule, show, type Probe, type Rule } from './check.js';
+import { attempt } from './requests.js';
+import { capability } from './resources.js';
+import { inboundMessages } from './wire-messages.js';
+import type { WireFrame } from '../model/wire.js';
 import { inputSchemaValid, outputSchemaValid } from './tools-list.js';
 import { canonical, isObject, type JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
@@ -222,7 +226,7 @@ async function exploreInvalid(
 const NO_CALL: CallRecord = { purpose: 'invalid', params: {}, frames: [] };
 
 function mutantInfo(m: Mutant): Omit<Mutant, 'value'> {
-  return { keyword: m.keyword, pointer: m.pointer, description: m.description };
+  return { keyword: m.keyword, pointer: m.pointer, description: m.description, ...(m.schemaPath ? { schemaPath: m.schemaPath } : {}) };
 }
 
 // ---- valid calls ----
@@ -486,6 +490,27 @@ export const structuredContentText = defineCheck({
 
 // ---- invalid calls ----
 
+/** basic/index "Implementation Requirements" (both eras): the dialect rules, as the server's argument validation shows them. */
+const DIALECT_SECTION = { revision: 'draft', page: 'basic/index', section: 'Implementation Requirements' } as const;
+const LEGACY_DIALECT_SECTION = { revision: '2025-11-25', page: 'basic/index', section: 'Implementation Requirements' } as const;
+
+/** Keywords JSON Schema 2020-12 has and earlier dialects do not (an earlier validator ignores them). */
+const ONLY_2020_12 =
+  /^#(?:\/.*)?\/(?:prefixItems|dependentRequired|dependentSchemas|unevaluatedProperties|unevaluatedItems|minContains|maxContains)(?:\/|$)/;
+
+/**
+ * The dialect part an accepted invalid call breaks, when the keyword it breaks
+ * lies under one only 2020-12 has: the server applied its schema as an earlier
+ * dialect would. Without $schema the schema is 2020-12 by default; with the
+ * 2020-12 $schema, by declaration. Otherwise the main rule (validate inputs).
+ */
+function dialectPart(tool: JsonObject, m: Mutant): 'default-dialect' | 'declared-dialect' | undefined {
+  if (!m.schemaPath || !ONLY_2020_12.test(m.schemaPath)) return undefined;
+  const uri = isObject(tool.inputSchema) ? tool.inputSchema.$schema : undefined;
+  if (uri === undefined) return 'default-dialect';
+  return typeof uri === 'string' && dialectOf(uri) === '2020-12' ? 'declared-dialect' : undefined;
+}
+
 export const invalidRejected = defineCheck({
   id: 'tools-call/invalid-rejected',
   title: 'a call with invalid arguments is rejected, never answered as a success',
@@ -495,18 +520,38 @@ export const invalidRejected = defineCheck({
   // An invalid call answered as a success was not validated; either rejection (isError or a JSON-RPC error) did validate.
   quote: VALIDATE_QUOTE,
   legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Security Considerations' } },
+  parts: {
+    // An accepted call whose only fault is a 2020-12 keyword (prefixItems, dependentRequired, …) in a schema without $schema.
+    'default-dialect': {
+      level: 'MUST',
+      spec: DIALECT_SECTION,
+      quote: 'Clients and servers MUST support JSON Schema 2020-12 for schemas without an explicit $schema field',
+      legacy: { spec: LEGACY_DIALECT_SECTION },
+    },
+    // The same, in a schema that declares 2020-12 with $schema.
+    'declared-dialect': {
+      level: 'MUST',
+      spec: DIALECT_SECTION,
+      quote: 'Clients and servers MUST validate schemas according to their declared or default dialect.',
+      legacy: { spec: LEGACY_DIALECT_SECTION },
+    },
+  },
   perTool: {
     async run(t, tool) {
-      await exploreInvalid(t, tool, (rec) => {
+      await exploreInvalid(t, tool, (rec, m) => {
         const ex = rec.exchange;
         if (!ex) return undefined;
         if (ex.error) return [];
         if (ex.result?.resultType === 'input_required') return undefined;
         if (ex.result?.isError === true) return [];
+        const part = dialectPart(tool, m);
         return [
           {
-            expected: 'the invalid arguments rejected: a result with isError: true, or a JSON-RPC error',
+            expected: part
+              ? `the invalid arguments rejected: they break ${m.schemaPath}, a keyword of JSON Schema 2020-12 (the inputSchema's ${part === 'default-dialect' ? 'default' : 'declared'} dialect)`
+              : 'the invalid arguments rejected: a result with isError: true, or a JSON-RPC error',
             actual: `a success: ${answerText(rec)}`,
+            ...(part ? { part } : {}),
           },
         ];
       });
@@ -726,6 +771,51 @@ function errorProblems(ex: Exchange, modern: boolean): Problem[] {
   return out;
 }
 
+// ---- what the run's results used ----
+
+/** The first embedded resource (a `resource` content block) in a tools/call result, with the frame showing it. */
+function embeddedResourceSeen(t: Probe): { tool: string; frames: WireFrame[] } | undefined {
+  const embeds = (result: unknown) =>
+    isObject(result) && Array.isArray(result.content) && result.content.some((b) => isObject(b) && b.type === 'resource');
+  // The suite's own calls (every one of the run), then anything else the wire logs still hold.
+  for (const rec of argumentRun(t.ctx).records) {
+    if (rec.exchange && !rec.exchange.error && embeds(rec.exchange.result))
+      return { tool: String(rec.tool ?? rec.params.name), frames: rec.frames };
+  }
+  const seen = inboundMessages(t).find((m) => m.kind === 'result' && m.method === 'tools/call' && embeds(m.msg.result));
+  return seen ? { tool: '(a tools/call)', frames: [seen.frame] } : undefined;
+}
+
+export const embeddedResourcesCapability = defineCheck({
+  id: 'tools-call/embedded-resources-capability',
+  title: 'a server whose tool results embed resources implements the resources capability',
+  level: 'SHOULD',
+  capability: 'tools',
+  spec: { revision: 'draft', page: 'server/tools', section: 'Embedded Resources' },
+  quote: 'Servers that use embedded resources SHOULD implement the resources capability:',
+  legacy: { spec: { revision: '2025-11-25', page: 'server/tools', section: 'Embedded Resources' } },
+  observer: true,
+  async run(t) {
+    const seen = embeddedResourceSeen(t);
+    if (!seen)
+      return t.notObserved(
+        'no tools/call result the run saw embedded a resource (the tools-call/* checks make the calls, so select them too; a tool that is not read-only is called only when named with --tools or tools.include in the config file)',
+      );
+    t.note('embedded resource from', seen.tool);
+    const discovery = t.ctx.discovery();
+    if (discovery.capabilities?.resources !== undefined) return;
+    // Resources listed without the capability declared is resources/capability's finding, not a second one here.
+    const ex = await attempt(t.session, 'resources/list', {}, {});
+    const listed = typeof ex !== 'string' && Array.isArray(ex.result?.resources) ? ex.result.resources.length : 0;
+    if (listed > 0) return t.note('resources/list lists resources without the capability', `judged by ${idOf(capability)}`);
+    t.expect(false, {
+      expected: `the resources capability ${t.ctx.era === 'legacy' ? 'in the initialize result' : 'in server/discover'}, as tool ${seen.tool} embeds a resource`,
+      actual: `capabilities ${show(discovery.capabilities)}; resources/list: ${typeof ex === 'string' ? ex : ex.error ? `JSON-RPC error ${show(ex.error.code)}` : 'no resources'}`,
+      wire: [...seen.frames, ...(discovery.exchange?.frames ?? []), ...(typeof ex === 'string' ? [] : ex.frames)],
+    });
+  },
+});
+
 // Every tools-call check calls the tools the first connection listed, sharing one set of calls
 // (suites/args/calls.ts): they run on that connection, one at a time, as a client that listed them would.
 const PRIMARY = 'calls the tools the first connection listed';
@@ -742,3 +832,5 @@ export const toolsCallChecks = [
   errorResponseShape,
 ];
 for (const c of toolsCallChecks) schedule(c, { primary: PRIMARY });
+// An observer: it judges the calls the checks above made, after them.
+toolsCallChecks.push(embeddedResourcesCapability);

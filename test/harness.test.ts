@@ -60,6 +60,19 @@ describe('x-mcp-header', () => {
       ['Flag', ['nested', 'flag']],
       ['Item', undefined],
     ]);
+    expect(found.map((a) => a.via)).toEqual([undefined, undefined, 'items']);
+  });
+
+  it('names the keyword an unreachable annotation hides behind, and reads no annotation in instance data', () => {
+    const found = findHeaderAnnotations({
+      type: 'object',
+      properties: { a: { anyOf: [{ type: 'string', 'x-mcp-header': 'A' }] }, b: { type: 'string', default: { 'x-mcp-header': 'No' } } },
+      $defs: { d: { type: 'string', 'x-mcp-header': 'D' } },
+    });
+    expect(found.map((a) => [a.value, a.via])).toEqual([
+      ['A', 'anyOf'],
+      ['D', '$defs'],
+    ]);
   });
 
   it('mirrors present values and encodes unsafe ones with the Base64 sentinel', () => {

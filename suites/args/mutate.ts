@@ -23,6 +23,8 @@ export interface Mutant {
   pointer: string;
   /** One line: what was changed. */
   description: string;
+  /** The schema location of the keyword broken, as ajv reports it (e.g. `#/properties/origin/prefixItems/0/type`). */
+  schemaPath?: string;
   /** The whole arguments object with the one change. */
   value: Record<string, unknown>;
 }
@@ -47,8 +49,9 @@ export function mutantsOf(schema: CompiledSchema, value: unknown): Mutant[] {
     const next = cloneJson(value);
     replace(next);
     const errors = schema.errors(next);
-    if (!errors.some((e) => e.keyword === keyword && e.instancePath === pointer)) return;
-    out.push({ keyword, pointer, description, value: next });
+    const broken = errors.find((e) => e.keyword === keyword && e.instancePath === pointer);
+    if (!broken) return;
+    out.push({ keyword, pointer, description, ...(broken.schemaPath ? { schemaPath: broken.schemaPath } : {}), value: next });
   };
   visit(schema, [{ schema: schema.root, at: '' }], value, '', add, 0);
   return out;
