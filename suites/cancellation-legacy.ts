@@ -20,6 +20,7 @@
 import type { Exchange, RequestId } from '../harness/session.js';
 import { defineCheck, describeAnswer } from './check.js';
 import type { WireFrame } from '../model/wire.js';
+import { serverCancellations } from './cancellation.js';
 
 export const cancelledNotAnswered = defineCheck({
   id: 'cancellation/cancelled-not-answered',
@@ -116,4 +117,40 @@ export const invalidIgnored = defineCheck({
   },
 });
 
-export const legacyCancellationChecks = [cancelledNotAnswered, invalidIgnored];
+export const serverCancelsOwnInFlight = defineCheck({
+  id: 'cancellation/server-cancels-own-in-flight',
+  title: 'every notifications/cancelled the server sends names a request it sent and had no answer to yet (legacy era)',
+  level: 'MUST',
+  // An observer of the whole run. The suite answers every server request at once, so a cancellation
+  // may cross the answer on the wire ("Timing Considerations"): it is judged out of progress only when
+  // the server had demonstrably read the answer (stdio: it had answered a request the suite sent after
+  // the answer; on HTTP the order of separate POSTs proves nothing, so only the direction is judged).
+  spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Behavior Requirements' },
+  quote:
+    'Cancellation notifications MUST only reference requests that: Were previously issued in the same direction Are believed to still be in-progress',
+  observer: true,
+  async run(t) {
+    const seen = serverCancellations(t);
+    t.note('server-sent cancellations', seen.length);
+    if (seen.length === 0) return t.notObserved('the server sent no notifications/cancelled in this run');
+    // The first few are shown; the count is in the note.
+    for (const c of seen.filter((c) => !c.listen && !(c.serverRequest && !c.serverRequest.answerRead)).slice(0, 5)) {
+      const sent = c.serverRequest;
+      if (!sent) {
+        t.expect(false, {
+          expected: 'notifications/cancelled naming a request the server sent on this connection',
+          actual: `requestId ${JSON.stringify(c.requestId)} names no request the server sent on this connection${c.clientRequest ? ` (it is the id of a request the client sent)` : ''}`,
+          wire: [c.frame],
+        });
+      } else if (sent.answerRead) {
+        t.expect(false, {
+          expected: `no cancellation of ${sent.method} ${JSON.stringify(c.requestId)} once the server had read the client's answer to it`,
+          actual: 'the server cancelled it after answering a request the client sent after that answer',
+          wire: [sent.frame, ...(sent.answer ? [sent.answer] : []), c.frame],
+        });
+      }
+    }
+  },
+});
+
+export const legacyCancellationChecks = [cancelledNotAnswered, invalidIgnored, serverCancelsOwnInFlight];

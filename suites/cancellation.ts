@@ -3,7 +3,8 @@
  * basic/transports/stdio "Cancellation").
  */
 import type { Exchange, RequestId } from '../harness/session.js';
-import { defineCheck, describeAnswer } from './check.js';
+import type { ServerCancellation } from '../harness/cancellations.js';
+import { defineCheck, describeAnswer, type Probe } from './check.js';
 import { whyNotCallableAsWritten } from './safety.js';
 
 /** The sequence number of an exchange's response frame (stdio: one ordered channel). */
@@ -71,4 +72,50 @@ export const noResponseAfterCancel = defineCheck({
   },
 });
 
-export const cancellationChecks = [noResponseAfterCancel];
+/** Every notifications/cancelled the server sent in the run, on every connection. */
+export function serverCancellations(t: Probe): ServerCancellation[] {
+  return t.ctx.allSessions().flatMap((s) => [...s.serverCancellations]);
+}
+
+export const serverSentListenOnly = defineCheck({
+  id: 'cancellation/server-sent-listen-only',
+  title: 'every notifications/cancelled the server sends names a subscriptions/listen request the client sent',
+  level: 'MUST',
+  // An observer of the whole run: each server-sent cancellation is judged by what its requestId named
+  // when it arrived. A listen request already answered is accepted (the pages leave the order of the
+  // listen response and the cancellation at a server's end open: see subscriptions/graceful-close).
+  spec: { revision: 'draft', page: 'basic/patterns/cancellation', section: 'Behavior Requirements' },
+  quote: 'Server-sent cancellation notifications MUST reference a subscriptions/listen request, to terminate that subscription stream',
+  parts: {
+    // A cancellation naming another request the client sent: the server used it for another purpose.
+    'other-purpose': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/patterns/cancellation', section: 'Cancellation' },
+      quote: 'Servers MUST NOT send notifications/cancelled for any other purpose.',
+    },
+  },
+  observer: true,
+  async run(t) {
+    const seen = serverCancellations(t);
+    t.note('server-sent cancellations', seen.length);
+    const retyped = seen.filter((c) => c.listen && !c.listen.exactType).length;
+    if (retyped) t.note('listen ids named in another JSON type', retyped);
+    if (seen.length === 0)
+      return t.notObserved(
+        'the server sent no notifications/cancelled in this run (a subscriptionEnd.trigger in the configuration file makes it end a subscription)',
+      );
+    for (const c of seen.filter((c) => !c.listen).slice(0, 5)) {
+      const other = c.clientRequest;
+      t.expect(false, {
+        expected: 'notifications/cancelled naming a subscriptions/listen request the client sent',
+        actual: other
+          ? `requestId ${JSON.stringify(c.requestId)} names the client's ${other.method ?? 'earlier'} request, which is not a subscriptions/listen`
+          : `requestId ${JSON.stringify(c.requestId)} names no request the client sent on this connection`,
+        wire: [c.frame],
+        ...(other ? { part: 'other-purpose' } : {}),
+      });
+    }
+  },
+});
+
+export const cancellationChecks = [noResponseAfterCancel, serverSentListenOnly];
