@@ -17,7 +17,8 @@
  * with the cancellation already read. The same call again marks the time by
  * which the cancelled one would have been answered.
  */
-import type { Exchange, RequestId } from '../harness/session.js';
+import type { Exchange, RequestId, Session } from '../harness/session.js';
+import type { JsonObject } from '../model/json.js';
 import { defineCheck, describeAnswer } from './check.js';
 import type { WireFrame } from '../model/wire.js';
 import { serverCancellations } from './cancellation.js';
@@ -70,45 +71,83 @@ export const cancelledNotAnswered = defineCheck({
   },
 });
 
+/** Send each notifications/cancelled, then the marker request: it is answered as `first` was, on the same connection, or a problem is named. */
+async function stillServing(s: Session, marker: string, first: Exchange, cancels: JsonObject[], sent: WireFrame[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const params of cancels) {
+    try {
+      sent.push(await s.notify('notifications/cancelled', params));
+    } catch (err) {
+      problems.push(
+        `sending notifications/cancelled ${JSON.stringify(params)} failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+  try {
+    const after = await s.request(marker);
+    sent.push(...after.frames);
+    if (!!after.error !== !!first.error)
+      problems.push(`the ${marker} after them was answered ${describeAnswer(after)}, before them ${describeAnswer(first)}`);
+  } catch (err) {
+    problems.push(`the ${marker} after them got no answer: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return problems;
+}
+
+/** A request every server of the era answers: ping (legacy), server/discover (modern). */
+const markerOf = (era: string) => (era === 'legacy' ? 'ping' : 'server/discover');
+
+export const raceHandled = defineCheck({
+  id: 'cancellation/race-handled',
+  title: 'a notifications/cancelled that arrives after the response (the race) is handled: the connection goes on serving',
+  level: 'MUST',
+  // The race of "Timing Considerations": a cancellation for the request just answered. Gracefully, at the
+  // least, is to go on serving the connection (Error Handling's "Already completed requests" SHOULD be
+  // ignored is the same case; this MUST judges it). Stdio only, as cancellation/invalid-ignored.
+  spec: { revision: 'draft', page: 'basic/patterns/cancellation', section: 'Timing Considerations' },
+  quote: 'Both parties MUST handle these race conditions gracefully',
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Timing Considerations' } },
+  transports: ['stdio'],
+  async run(t) {
+    const s = await t.ctx.openSession();
+    const marker = markerOf(t.ctx.era);
+    const first = await s.request(marker);
+    const sent: WireFrame[] = [...first.frames];
+    const problems = await stillServing(s, marker, first, [{ requestId: first.id, reason: 'mcp-conformance: crossed the response' }], sent);
+    t.expect(problems.length === 0, {
+      expected: `a cancellation that arrives after the response handled: the next ${marker} answered as the one before, on the same connection`,
+      actual: problems.join('; '),
+      wire: [...sent, ...s.frames().slice(-4)].filter((f, i, all) => all.indexOf(f) === i).sort((a, b) => a.seq - b.seq),
+    });
+  },
+});
+
 export const invalidIgnored = defineCheck({
   id: 'cancellation/invalid-ignored',
-  title: 'an invalid notifications/cancelled (for a request already answered, or malformed) is ignored: the connection goes on serving',
+  title: 'an invalid notifications/cancelled (for an unknown request, or malformed) is ignored: the connection goes on serving',
   level: 'SHOULD',
+  // The third case, a request already answered, is the race: cancellation/race-handled judges it at MUST.
   spec: { revision: 'draft', page: 'basic/patterns/cancellation', section: 'Error Handling' },
   quote: 'Invalid cancellation notifications SHOULD be ignored: Unknown request IDs Already completed requests Malformed notifications',
   legacy: { spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Error Handling' } },
   // Modern Streamable HTTP carries no notifications/cancelled (closing the stream cancels); stdio has them in both eras.
   transports: ['stdio'],
   async run(t) {
-    // Only the cases a client meets by itself: a cancellation that crossed the response, and a malformed one.
+    // Only the cases a client meets by itself: an id the server does not know, and a malformed one.
     const s = await t.ctx.openSession();
-    // A request every server of the era answers: ping (legacy), server/discover (modern).
-    const marker = t.ctx.era === 'legacy' ? 'ping' : 'server/discover';
+    const marker = markerOf(t.ctx.era);
     const first = await s.request(marker);
     const sent: WireFrame[] = [...first.frames];
-    const problems: string[] = [];
-    for (const params of [
-      { requestId: first.id, reason: 'mcp-conformance: crossed the response' },
-      { reason: 'mcp-conformance: no requestId' },
-    ]) {
-      try {
-        sent.push(await s.notify('notifications/cancelled', params));
-      } catch (err) {
-        problems.push(
-          `sending notifications/cancelled ${JSON.stringify(params)} failed: ${err instanceof Error ? err.message : String(err)}`,
-        );
-      }
-    }
-    let after: Exchange | undefined;
-    try {
-      after = await s.request(marker);
-      sent.push(...after.frames);
-      if (!!after.error !== !!first.error)
-        problems.push(`the ${marker} after them was answered ${describeAnswer(after)}, before them ${describeAnswer(first)}`);
-    } catch (err) {
-      problems.push(`the ${marker} after them got no answer: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    t.note(`${marker} after the invalid cancellations`, after ? describeAnswer(after) : 'none');
+    const problems = await stillServing(
+      s,
+      marker,
+      first,
+      [
+        { requestId: `mcp-conformance-never-sent-${s.nextId()}`, reason: 'mcp-conformance: unknown id' },
+        { reason: 'mcp-conformance: no requestId' },
+      ],
+      sent,
+    );
     t.expect(problems.length === 0, {
       expected: `the invalid cancellations ignored: the next ${marker} answered as the one before, on the same connection`,
       actual: problems.join('; '),
@@ -153,4 +192,4 @@ export const serverCancelsOwnInFlight = defineCheck({
   },
 });
 
-export const legacyCancellationChecks = [cancelledNotAnswered, invalidIgnored, serverCancelsOwnInFlight];
+export const legacyCancellationChecks = [cancelledNotAnswered, raceHandled, invalidIgnored, serverCancelsOwnInFlight];

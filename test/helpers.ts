@@ -17,7 +17,8 @@ export const HOSTILE = join(ROOT, 'fixtures/servers/hostile');
 export const CLI = join(ROOT, 'bin/mcp-conformance.js');
 
 export function referenceCommand(...args: string[]): string {
-  return ['node', REFERENCE, ...args].join(' ');
+  // A part variant's id (check#part) is quoted: the --server splitter (shell-quote) reads an unquoted # as a comment.
+  return ['node', REFERENCE, ...args.map((a) => (a.includes('#') ? `'${a}'` : a))].join(' ');
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */
