@@ -19,57 +19,94 @@
  */
 import type { Exchange, RequestId, Session } from '../harness/session.js';
 import type { JsonObject } from '../model/json.js';
-import { defineCheck, describeAnswer } from './check.js';
+import { defineCheck, describeAnswer, type Probe } from './check.js';
 import type { WireFrame } from '../model/wire.js';
 import { serverCancellations } from './cancellation.js';
 
 export const cancelledNotAnswered = defineCheck({
   id: 'cancellation/cancelled-not-answered',
-  title: 'a request cancelled in flight with notifications/cancelled gets no response (legacy era)',
+  title: 'a request cancelled in flight with notifications/cancelled gets no response, and no more progress (legacy era)',
   level: 'SHOULD',
   spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Behavior Requirements' },
   quote: 'Receivers of cancellation notifications SHOULD: … Not send a response for the cancelled request',
+  parts: {
+    // Seen from the client: the call carries a progressToken, and no notifications/progress for it
+    // comes once the server has read the cancellation (a server MAY send no progress at all).
+    'stop-processing': {
+      level: 'SHOULD',
+      spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Behavior Requirements' },
+      quote: 'Receivers of cancellation notifications SHOULD: … Stop processing the cancelled request',
+    },
+  },
   async run(t) {
     const slow = t.ctx.config.slowTool;
     if (!slow)
       return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
     const s = await t.ctx.openSession();
-    const params = { name: slow.name, arguments: slow.arguments ?? {} };
     const id: RequestId = s.nextId();
+    const token = `mcpc-progress-${String(id)}`;
+    const params = { name: slow.name, arguments: slow.arguments ?? {} };
+    const progress: WireFrame[] = [];
+    const off = s.onMessage((msg, frame) => {
+      if (msg.method === 'notifications/progress' && (msg.params as JsonObject | undefined)?.progressToken === token) progress.push(frame);
+    });
+    t.defer(off);
     let answered: Exchange | undefined;
-    const call = s.request('tools/call', params, { id, timeoutMs: t.ctx.settings.requestTimeoutMs * 2 }).then(
-      (ex) => (answered = ex),
-      () => undefined,
-    );
+    const call = s
+      .request('tools/call', { ...params, _meta: { progressToken: token } }, { id, timeoutMs: t.ctx.settings.requestTimeoutMs * 2 })
+      .then(
+        (ex) => (answered = ex),
+        () => undefined,
+      );
     const cancelFrame = await s.notify('notifications/cancelled', { requestId: id, reason: 'mcp-conformance: cancellation check' });
     // The ordering mark: whatever the server sends after this answer, it sent having read the cancellation.
     const mark = await s.request('ping').catch(() => undefined);
     const markFrame = mark?.frames.filter((f) => f.dir === 'in').at(-1);
-    // The same call again: by the time it is answered, the cancelled one would have been too.
+    // The same call again: by the time it is answered, the cancelled one would have been answered (and done reporting) too.
     const again = await s.request('tools/call', params);
     t.note('the same call again', describeAnswer(again));
+    const lateProgress = markFrame ? progress.filter((f) => f.seq > markFrame.seq) : [];
+    t.note('progress for the cancelled call', `${progress.length} (after the ping answer: ${lateProgress.length})`);
+    t.expect(lateProgress.length === 0, {
+      expected: `no notifications/progress for progressToken ${JSON.stringify(token)} once the server had read the cancellation of its call`,
+      actual: `${lateProgress.length} notifications/progress for it arrived after the answer to the ping sent after the cancellation`,
+      wire: [cancelFrame, ...(mark?.frames ?? []), ...lateProgress.slice(0, 4)].sort((a, b) => a.seq - b.seq),
+      part: 'stop-processing',
+    });
     if (!answered) {
       // Stop waiting (HTTP: close its stream); nothing came, as the rule asks.
       await s.cancel(id, 'mcp-conformance: no longer waiting').catch(() => false);
       await call;
       return;
     }
-    // The response is the exchange's last inbound frame (a progress notification on its stream may come before it).
-    const response = answered.frames.filter((f) => f.dir === 'in').at(-1) as WireFrame | undefined;
-    if (!markFrame || !response)
-      return t.notObserved('the order of the cancelled response and the ping answer sent after the cancellation cannot be told');
-    if (response.seq < markFrame.seq) {
-      return t.notObserved(
-        `the call was answered before the ping sent after the cancellation: the response may have crossed the cancellation (2025-11-25 "Timing Considerations"), so the slow tool (${slow.name}) was not slow enough to judge`,
-      );
-    }
-    t.expect(false, {
-      expected: `no response to tools/call ${JSON.stringify(id)} after notifications/cancelled named it`,
-      actual: `the server answered it (${describeAnswer(answered)}) after answering the ping sent after the cancellation`,
-      wire: [...answered.frames, cancelFrame, ...(mark?.frames ?? [])].sort((a, b) => a.seq - b.seq),
-    });
+    judgeLateAnswer(t, answered, markFrame, cancelFrame, mark, slow.name);
   },
 });
+
+/** The cancelled call was answered: judged only when the answer came after the ping sent after the cancellation. */
+function judgeLateAnswer(
+  t: Probe,
+  answered: Exchange,
+  markFrame: WireFrame | undefined,
+  cancelFrame: WireFrame,
+  mark: Exchange | undefined,
+  slow: string,
+): void {
+  // The response is the exchange's last inbound frame (a progress notification on its stream may come before it).
+  const response = answered.frames.filter((f) => f.dir === 'in').at(-1) as WireFrame | undefined;
+  if (!markFrame || !response)
+    return t.notObserved('the order of the cancelled response and the ping answer sent after the cancellation cannot be told');
+  if (response.seq < markFrame.seq) {
+    return t.notObserved(
+      `the call was answered before the ping sent after the cancellation: the response may have crossed the cancellation (2025-11-25 "Timing Considerations"), so the slow tool (${slow}) was not slow enough to judge`,
+    );
+  }
+  t.expect(false, {
+    expected: `no response to tools/call ${JSON.stringify(answered.id)} after notifications/cancelled named it`,
+    actual: `the server answered it (${describeAnswer(answered)}) after answering the ping sent after the cancellation`,
+    wire: [...answered.frames, cancelFrame, ...(mark?.frames ?? [])].sort((a, b) => a.seq - b.seq),
+  });
+}
 
 /** Send each notifications/cancelled, then the marker request: it is answered as `first` was, on the same connection, or a problem is named. */
 async function stillServing(s: Session, marker: string, first: Exchange, cancels: JsonObject[], sent: WireFrame[]): Promise<string[]> {
