@@ -165,7 +165,7 @@ export const invalidIgnored = defineCheck({
   level: 'SHOULD',
   // The third case, a request already answered, is the race: cancellation/race-handled judges it at MUST.
   spec: { revision: 'draft', page: 'basic/patterns/cancellation', section: 'Error Handling' },
-  quote: 'Invalid cancellation notifications SHOULD be ignored: Unknown request IDs Already completed requests Malformed notifications',
+  quote: 'Invalid cancellation notifications SHOULD be ignored: Unknown request IDs … Malformed notifications',
   legacy: { spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Error Handling' } },
   // Modern Streamable HTTP carries no notifications/cancelled (closing the stream cancels); stdio has them in both eras.
   transports: ['stdio'],

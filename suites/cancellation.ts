@@ -3,6 +3,8 @@
  * basic/transports/stdio "Cancellation").
  */
 import type { Exchange, RequestId } from '../harness/session.js';
+import type { JsonObject } from '../model/json.js';
+import type { WireFrame } from '../model/wire.js';
 import type { ServerCancellation } from '../harness/cancellations.js';
 import { defineCheck, describeAnswer, type Probe } from './check.js';
 import { whyNotCallableAsWritten } from './safety.js';
@@ -14,7 +16,7 @@ function answeredAt(ex: Exchange): number | undefined {
 
 export const noResponseAfterCancel = defineCheck({
   id: 'cancellation/no-response-after-cancel',
-  title: 'a cancelled in-flight request gets no response once the server has read the cancellation',
+  title: 'a cancelled in-flight request gets no response, and no progress, once the server has read the cancellation',
   level: 'MUST',
   // Cancellation#Timing Considerations: a cancellation "may arrive after request processing has
   // completed, and potentially after a response has already been sent". So the call is shown to be in
@@ -36,8 +38,17 @@ export const noResponseAfterCancel = defineCheck({
     const session = t.session;
     const params = { name: slow.name, arguments: slow.arguments ?? {} };
     const id: RequestId = session.nextId();
+    // A progressToken on the cancelled call: progress for it is a further message too (the server MAY send none).
+    const token = `mcpc-progress-${String(id)}`;
+    const progress: WireFrame[] = [];
+    t.defer(
+      session.onMessage((msg, frame) => {
+        if (msg.method === 'notifications/progress' && (msg.params as JsonObject | undefined)?.progressToken === token)
+          progress.push(frame);
+      }),
+    );
     let answeredEarly = false;
-    const cancelled = session.request('tools/call', params, { id }).then(
+    const cancelled = session.request('tools/call', { ...params, _meta: { progressToken: token } }, { id }).then(
       () => {
         answeredEarly = true;
       },
@@ -61,13 +72,18 @@ export const noResponseAfterCancel = defineCheck({
     const late = session.lateResponses(id);
     const crossed = late.filter((f) => f.seq < cutoff);
     const after = late.filter((f) => f.seq > cutoff);
+    const lateProgress = progress.filter((f) => f.seq > cutoff);
     t.note('probe', describeAnswer(probe));
     if (crossed.length)
       t.note('crossed the cancellation', `${crossed.length} response(s) sent before the server read the cancellation (allowed)`);
-    t.expect(after.length === 0, {
-      expected: `no response to tools/call ${JSON.stringify(id)} after the server read notifications/cancelled naming it`,
-      actual: 'the server answered it after it had answered a request sent after the cancellation',
-      wire: [...before.frames, ...after, ...barrier.frames].sort((a, b) => a.seq - b.seq),
+    const what = [
+      ...(after.length ? ['answered it'] : []),
+      ...(lateProgress.length ? [`sent ${lateProgress.length} notifications/progress for its progressToken`] : []),
+    ];
+    t.expect(what.length === 0, {
+      expected: `no response to tools/call ${JSON.stringify(id)}, and no progress for it, after the server read notifications/cancelled naming it`,
+      actual: `the server ${what.join(' and ')} after it had answered a request sent after the cancellation`,
+      wire: [...before.frames, ...after, ...lateProgress.slice(0, 4), ...barrier.frames].sort((a, b) => a.seq - b.seq),
     });
   },
 });
