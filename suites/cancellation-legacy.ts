@@ -208,7 +208,10 @@ export const serverCancelsOwnInFlight = defineCheck({
   async run(t) {
     const seen = serverCancellations(t);
     t.note('server-sent cancellations', seen.length);
-    if (seen.length === 0) return t.notObserved('the server sent no notifications/cancelled in this run');
+    if (seen.length === 0)
+      return t.notObserved(
+        'the server sent no notifications/cancelled in this run: nothing to judge (it may cancel only requests it sent itself)',
+      );
     // The first few are shown; the count is in the note.
     for (const c of seen.filter((c) => !c.listen && !(c.serverRequest && !c.serverRequest.answerRead)).slice(0, 5)) {
       const sent = c.serverRequest;
