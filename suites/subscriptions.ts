@@ -632,10 +632,10 @@ function serverEnd(t: Probe): Promise<ServerEnd> {
       const torn = namesListen(o.sub);
       // The end: the listen response, a notifications/cancelled naming it, or the stream closing (HTTP).
       await Promise.race([o.sub.waitFor((m) => m.via === 'response' || torn(m), ms), o.sub.ended]);
-      if (t.ctx.transport === 'stdio') {
-        const answered = await o.sub.waitFor((m) => m.via === 'response', ms);
-        if (answered) await o.sub.waitFor(torn, ms);
-      }
+      // The other signal may follow the first (either order is conformant): the response (until the stream ends,
+      // HTTP), then on stdio a cancellation after it (on HTTP nothing follows the response on the closed stream).
+      if (o.sub.messages.some(torn)) await Promise.race([o.sub.waitFor((m) => m.via === 'response', ms), o.sub.ended]);
+      if (t.ctx.transport === 'stdio' && o.sub.messages.some((m) => m.via === 'response')) await o.sub.waitFor(torn, ms);
       const response = o.sub.messages.find((m) => m.via === 'response');
       const cancelled = o.sub.messages.find(torn);
       const wire = orderFrames([...o.sub.frames(), ...(fired.exchange?.frames ?? [])]);
