@@ -15,6 +15,7 @@ import type { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { currentAbortScope } from './scope.js';
 import { Subscription, subscriptionIdOf } from './subscription.js';
+import { CancellationLog, type ServerCancellation } from './cancellations.js';
 import { SubscriptionRouter } from './subscription-router.js';
 import { TimeoutLedger, type WaitPlan } from './timeouts.js';
 import { MAX_VIOLATIONS, ViolationLog } from './violation-log.js';
@@ -245,6 +246,7 @@ export class Session {
   private readonly serverRequestIds = new Set<string>();
   /** stdio: the unparsed lines that may be one message split over lines. */
   private split: SplitMessage | undefined;
+  private readonly cancellationLog = new CancellationLog();
 
   constructor(
     readonly transport: Transport,
@@ -392,6 +394,11 @@ export class Session {
     sub.requestFrame = requestFrame;
     this.router.add(sub);
     return sub;
+  }
+
+  /** Every notifications/cancelled the server sent on this connection (the first 200), with what its requestId named on arrival. */
+  get serverCancellations(): readonly ServerCancellation[] {
+    return this.cancellationLog.cancellations;
   }
 
   /** Every subscription opened on this connection (the latest 1000), for the run-wide observers. */
@@ -851,6 +858,7 @@ export class Session {
     }
     if ('method' in obj && 'id' in obj) {
       this.received.other++;
+      this.cancellationLog.serverRequest(obj, frame);
       if (this.profile.answer) {
         this.answerServerRequest(obj, frame);
       } else {
@@ -891,6 +899,7 @@ export class Session {
         frame,
       );
     }
+    if (obj.method === 'notifications/cancelled') this.noteCancellation(obj, frame);
     this.routeNotification(obj, frame);
   }
 
@@ -1004,6 +1013,7 @@ export class Session {
       return;
     }
     const ex = pending.exchange;
+    this.cancellationLog.responseTo(ex.frames.find((f) => f.dir === 'out'));
     ex.response = obj;
     ex.frames.push(frame);
     if (frame.http) ex.http = { status: frame.http.status ?? 0, contentType: frame.http.contentType, stream: frame.http.stream };
@@ -1108,8 +1118,22 @@ export class Session {
     const answer = this.profile.answer!(String(obj.method), params);
     const text = JSON.stringify({ jsonrpc: '2.0', id: obj.id, ...answer });
     if (this.closedReason) return;
-    this.record('out', text);
+    this.cancellationLog.answered(obj.id, this.record('out', text));
     this.transport.send(text, { protocolVersion: this.profile.headerVersion, era: this.profile.era }).catch(() => undefined);
+  }
+
+  /** A notifications/cancelled from the server: what its requestId names, settled now. */
+  private noteCancellation(obj: JsonObject, frame: WireFrame): void {
+    this.cancellationLog.inbound(obj, frame, this.kind === 'stdio', {
+      listens: this.router
+        .all()
+        .map((s) => ({ id: s.id, requestFrame: s.requestFrame, answered: s.messages.some((m) => m.via === 'response') })),
+      clientSent: (id) => {
+        const pending = this.pending.get(idKey(id));
+        if (pending) return { method: pending.exchange.method };
+        return this.ids.has(idKey(id)) ? {} : undefined;
+      },
+    });
   }
 
   private routeNotification(obj: JsonObject, frame: WireFrame): void {

@@ -3,7 +3,10 @@
  * basic/transports/stdio "Cancellation").
  */
 import type { Exchange, RequestId } from '../harness/session.js';
-import { defineCheck, describeAnswer } from './check.js';
+import type { JsonObject } from '../model/json.js';
+import type { WireFrame } from '../model/wire.js';
+import type { ServerCancellation } from '../harness/cancellations.js';
+import { defineCheck, describeAnswer, type Probe } from './check.js';
 import { whyNotCallableAsWritten } from './safety.js';
 
 /** The sequence number of an exchange's response frame (stdio: one ordered channel). */
@@ -13,7 +16,7 @@ function answeredAt(ex: Exchange): number | undefined {
 
 export const noResponseAfterCancel = defineCheck({
   id: 'cancellation/no-response-after-cancel',
-  title: 'a cancelled in-flight request gets no response once the server has read the cancellation',
+  title: 'a cancelled in-flight request gets no response, and no progress, once the server has read the cancellation',
   level: 'MUST',
   // Cancellation#Timing Considerations: a cancellation "may arrive after request processing has
   // completed, and potentially after a response has already been sent". So the call is shown to be in
@@ -35,8 +38,17 @@ export const noResponseAfterCancel = defineCheck({
     const session = t.session;
     const params = { name: slow.name, arguments: slow.arguments ?? {} };
     const id: RequestId = session.nextId();
+    // A progressToken on the cancelled call: progress for it is a further message too (the server MAY send none).
+    const token = `mcpc-progress-${String(id)}`;
+    const progress: WireFrame[] = [];
+    t.defer(
+      session.onMessage((msg, frame) => {
+        if (msg.method === 'notifications/progress' && (msg.params as JsonObject | undefined)?.progressToken === token)
+          progress.push(frame);
+      }),
+    );
     let answeredEarly = false;
-    const cancelled = session.request('tools/call', params, { id }).then(
+    const cancelled = session.request('tools/call', { ...params, _meta: { progressToken: token } }, { id }).then(
       () => {
         answeredEarly = true;
       },
@@ -60,15 +72,66 @@ export const noResponseAfterCancel = defineCheck({
     const late = session.lateResponses(id);
     const crossed = late.filter((f) => f.seq < cutoff);
     const after = late.filter((f) => f.seq > cutoff);
+    const lateProgress = progress.filter((f) => f.seq > cutoff);
     t.note('probe', describeAnswer(probe));
     if (crossed.length)
       t.note('crossed the cancellation', `${crossed.length} response(s) sent before the server read the cancellation (allowed)`);
-    t.expect(after.length === 0, {
-      expected: `no response to tools/call ${JSON.stringify(id)} after the server read notifications/cancelled naming it`,
-      actual: 'the server answered it after it had answered a request sent after the cancellation',
-      wire: [...before.frames, ...after, ...barrier.frames].sort((a, b) => a.seq - b.seq),
+    const what = [
+      ...(after.length ? ['answered it'] : []),
+      ...(lateProgress.length ? [`sent ${lateProgress.length} notifications/progress for its progressToken`] : []),
+    ];
+    t.expect(what.length === 0, {
+      expected: `no response to tools/call ${JSON.stringify(id)}, and no progress for it, after the server read notifications/cancelled naming it`,
+      actual: `the server ${what.join(' and ')} after it had answered a request sent after the cancellation`,
+      wire: [...before.frames, ...after, ...lateProgress.slice(0, 4), ...barrier.frames].sort((a, b) => a.seq - b.seq),
     });
   },
 });
 
-export const cancellationChecks = [noResponseAfterCancel];
+/** Every notifications/cancelled the server sent in the run, on every connection. */
+export function serverCancellations(t: Probe): ServerCancellation[] {
+  return t.ctx.allSessions().flatMap((s) => [...s.serverCancellations]);
+}
+
+export const serverSentListenOnly = defineCheck({
+  id: 'cancellation/server-sent-listen-only',
+  title: 'every notifications/cancelled the server sends names a subscriptions/listen request the client sent',
+  level: 'MUST',
+  // An observer of the whole run: each server-sent cancellation is judged by what its requestId named
+  // when it arrived. A listen request already answered is accepted (the pages leave the order of the
+  // listen response and the cancellation at a server's end open: see subscriptions/graceful-close).
+  spec: { revision: 'draft', page: 'basic/patterns/cancellation', section: 'Behavior Requirements' },
+  quote: 'Server-sent cancellation notifications MUST reference a subscriptions/listen request, to terminate that subscription stream',
+  parts: {
+    // A cancellation naming another request the client sent: the server used it for another purpose.
+    'other-purpose': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/patterns/cancellation', section: 'Cancellation' },
+      quote: 'Servers MUST NOT send notifications/cancelled for any other purpose.',
+    },
+  },
+  observer: true,
+  async run(t) {
+    const seen = serverCancellations(t);
+    t.note('server-sent cancellations', seen.length);
+    const retyped = seen.filter((c) => c.listen && !c.listen.exactType).length;
+    if (retyped) t.note('listen ids named in another JSON type', retyped);
+    if (seen.length === 0)
+      return t.notObserved(
+        'the server sent no notifications/cancelled in this run (a subscriptionEnd.trigger in the configuration file makes it end a subscription)',
+      );
+    for (const c of seen.filter((c) => !c.listen).slice(0, 5)) {
+      const other = c.clientRequest;
+      t.expect(false, {
+        expected: 'notifications/cancelled naming a subscriptions/listen request the client sent',
+        actual: other
+          ? `requestId ${JSON.stringify(c.requestId)} names the client's ${other.method ?? 'earlier'} request, which is not a subscriptions/listen`
+          : `requestId ${JSON.stringify(c.requestId)} names no request the client sent on this connection`,
+        wire: [c.frame],
+        ...(other ? { part: 'other-purpose' } : {}),
+      });
+    }
+  },
+});
+
+export const cancellationChecks = [noResponseAfterCancel, serverSentListenOnly];

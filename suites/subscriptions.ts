@@ -35,6 +35,7 @@ import {
 } from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';
 import type { JsonObject } from '../model/json.js';
+import type { WireFrame } from '../model/wire.js';
 import { whyNotCallableAsWritten } from './safety.js';
 import { beforeAcknowledgment, maySend, reportObservations, unrequested, untagged } from './subscription-observers.js';
 import type { ChangeTrigger } from '../model/config.js';
@@ -588,6 +589,69 @@ export const cancelEnds = defineCheck({
   },
 });
 
+/** A notifications/cancelled naming the subscription's listen request (same value: the id's JSON type is another rule). */
+const namesListen = (sub: Subscription) => (m: SubscriptionMessage) =>
+  m.msg.method === 'notifications/cancelled' && String((m.msg.params as JsonObject | undefined)?.requestId) === String(sub.id);
+
+/** What the suite saw when the configured subscriptionEnd.trigger ended a subscription. */
+interface ServerEnd {
+  /** Why it could not be seen (not-observed). */
+  why?: string;
+  sub?: Subscription;
+  fired?: Fired;
+  response?: SubscriptionMessage;
+  cancelled?: SubscriptionMessage;
+  /** How long the suite waited for each signal. */
+  ms: number;
+  wire: WireFrame[];
+}
+
+/** One server-initiated end per run, shared by the checks that judge it (graceful-close, teardown-cancelled). */
+const serverEndKey = memoKey<Promise<ServerEnd>>('subscriptions: a subscription the server ended (subscriptionEnd.trigger)');
+
+/**
+ * End a subscription with the configured subscriptionEnd.trigger, on a fresh
+ * connection, and collect both signals of the end: the listen response and a
+ * notifications/cancelled naming the listen request. A conformant server sends
+ * both, in either order: once one has come, the other is waited for too (stdio;
+ * on HTTP nothing can follow the response on the closed stream).
+ */
+function serverEnd(t: Probe): Promise<ServerEnd> {
+  return t.ctx.run.memo(serverEndKey, async (): Promise<ServerEnd> => {
+    const end = t.ctx.config.subscriptionEnd;
+    const ms = end?.timeoutMs ?? t.ctx.settings.requestTimeoutMs;
+    if (!end) return { why: NO_END_TRIGGER, ms, wire: [] };
+    const session = await t.ctx.openSession();
+    const subs: Subscription[] = [];
+    try {
+      const o = await open(t, session, TOOLS_FILTER, subs, { id: session.nextIdOf('string') });
+      if (!o.ack)
+        return { why: `the subscription was not acknowledged (${o.why}); see ${idOf(acknowledgedFirst)}`, ms, wire: o.sub.frames() };
+      const fired = await runTrigger(t, session, end.trigger);
+      if (!fired.ok) return { why: `the configured subscriptionEnd.trigger failed: ${fired.detail}`, ms, wire: [] };
+      const torn = namesListen(o.sub);
+      // The end: the listen response, a notifications/cancelled naming it, or the stream closing (HTTP).
+      await Promise.race([o.sub.waitFor((m) => m.via === 'response' || torn(m), ms), o.sub.ended]);
+      // The other signal may follow the first (either order is conformant): the response (until the stream ends,
+      // HTTP), then on stdio a cancellation after it (on HTTP nothing follows the response on the closed stream).
+      if (o.sub.messages.some(torn)) await Promise.race([o.sub.waitFor((m) => m.via === 'response', ms), o.sub.ended]);
+      if (t.ctx.transport === 'stdio' && o.sub.messages.some((m) => m.via === 'response')) await o.sub.waitFor(torn, ms);
+      const response = o.sub.messages.find((m) => m.via === 'response');
+      const cancelled = o.sub.messages.find(torn);
+      const wire = orderFrames([...o.sub.frames(), ...(fired.exchange?.frames ?? [])]);
+      if (!response && !cancelled && o.sub.open)
+        return {
+          why: `the configured subscriptionEnd.trigger ran (${fired.detail}), but the subscription did not end within ${ms / 1000} s`,
+          ms,
+          wire,
+        };
+      return { sub: o.sub, fired, response, cancelled, ms, wire };
+    } finally {
+      await cancelAll(subs);
+    }
+  });
+}
+
 export const gracefulClose = defineCheck({
   id: 'subscriptions/graceful-close',
   title: 'a subscription the server ends on its own initiative gets a completion result',
@@ -596,6 +660,8 @@ export const gracefulClose = defineCheck({
   // Closing the server's stdin is the client's shutdown (stdio#Shutdown) and a transport close, which
   // subscriptions#Cancellation lists as its own way a subscription ends, with no response: a server
   // that exits when its stdin closes is conformant, so without a trigger the check is not observed.
+  // The cancellation page asks for a notifications/cancelled at the same end (subscriptions/teardown-cancelled):
+  // a conformant server sends both, in either order, and each is judged on its own.
   spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Graceful Closure' },
   quote:
     'When the server ends a subscription on its own initiative (for example, during shutdown), it SHOULD respond to the original subscriptions/listen request with a completion result before closing the stream.',
@@ -606,62 +672,83 @@ export const gracefulClose = defineCheck({
       spec: { revision: 'draft', page: 'schema', section: 'SubscriptionsListenResultMetaObject' },
       quote: "The value is the JSON-RPC ID of the subscriptions/listen request that opened the stream (and equals this response's id).",
     },
+    // The listen response is a result, not a JSON-RPC error.
+    successful: {
+      level: 'SHOULD',
+      spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Cancellation' },
+      quote:
+        'A subscription ends when: … The server tears it down (e.g., during shutdown) — it SHOULD send a successful subscriptions/listen response to signal a graceful end (see Graceful Closure), then close the stream.',
+    },
   },
   async run(t) {
-    const end = t.ctx.config.subscriptionEnd;
-    if (!end) return t.notObserved(NO_END_TRIGGER);
-    const session = await t.ctx.openSession();
-    const subs: Subscription[] = [];
-    try {
-      const o = await open(t, session, TOOLS_FILTER, subs, { id: session.nextIdOf('string') });
-      requireAck(t, o);
-      const fired = await runTrigger(t, session, end.trigger);
-      if (!fired.ok) t.notObserved(`the configured subscriptionEnd.trigger failed: ${fired.detail}`);
-      const ms = end.timeoutMs ?? t.ctx.settings.requestTimeoutMs;
-      // The end: the listen response, a notifications/cancelled naming it (stdio), or the stream closing (HTTP).
-      await Promise.race([o.sub.waitFor((m) => m.via === 'response' || m.via === 'cancelled', ms), o.sub.ended]);
-      const response = o.sub.messages.find((m) => m.via === 'response');
-      const wire = orderFrames([...o.sub.frames(), ...(fired.exchange?.frames ?? [])]);
-      if (!response) {
-        const torn = o.sub.messages.find((m) => m.via === 'cancelled');
-        if (!torn && o.sub.open)
-          t.notObserved(
-            `the configured subscriptionEnd.trigger ran (${fired.detail}), but the subscription did not end within ${ms / 1000} s`,
-          );
-        const how = torn
-          ? 'notifications/cancelled named the listen request'
-          : `the stream ended: ${(await o.sub.ended).error?.message ?? 'no response'}`;
-        t.expect(false, {
-          expected: 'a result answering the subscriptions/listen request before the subscription ends',
-          actual: `after the trigger (${fired.detail}) the subscription ended without its listen response: ${how}`,
-          wire,
-        });
-        return;
-      }
-      const result = response.msg.result as JsonObject | undefined;
-      if (!t.expect(!!result, { expected: 'a result (the graceful end)', actual: `an error: ${show(response.msg.error)}`, wire })) return;
-      // A missing resultType is protocol/result-type's; a result that asks for input is no completion.
-      t.expect(result!.resultType === undefined || result!.resultType === 'complete', {
-        expected: 'a completion result (resultType "complete")',
-        actual: `resultType ${show(result!.resultType)}`,
+    const seen = await serverEnd(t);
+    if (!seen.sub) return t.notObserved(seen.why ?? 'no subscription was ended');
+    const { response, cancelled, fired, wire } = seen;
+    if (!response) {
+      const how = cancelled
+        ? 'notifications/cancelled named the listen request'
+        : `the stream ended: ${(await seen.sub.ended).error?.message ?? 'no response'}`;
+      t.expect(false, {
+        expected: 'a result answering the subscriptions/listen request before the subscription ends',
+        actual: `after the trigger (${fired?.detail}) the subscription ended without its listen response: ${how}`,
         wire,
       });
-      // A missing key fails the schema (protocol/messages-schema-valid's finding); a wrong value passes it.
-      const tag = subscriptionIdOf(response.msg);
-      if (tag === undefined) t.note('subscriptionId on the closing result', 'missing (see protocol/messages-schema-valid)');
-      else {
-        t.expect(tag === o.sub.id, {
-          expected: `_meta subscriptionId ${JSON.stringify(o.sub.id)} (a JSON ${typeof o.sub.id}) on the closing result`,
-          actual: `subscriptionId ${JSON.stringify(tag)} (a JSON ${typeof tag})`,
-          wire,
-          part: 'subscription-id',
-        });
-      }
-    } finally {
-      await cancelAll(subs);
+      return;
     }
+    judgeClosingResult(t, seen.sub, response, wire);
   },
 });
+
+export const teardownCancelled = defineCheck({
+  id: 'subscriptions/teardown-cancelled',
+  title: 'stdio: a subscription the server ends on its own initiative is torn down with notifications/cancelled naming its listen request',
+  level: 'MUST',
+  // stdio only: the schema's CancelledNotification says the server sends it "On stdio", solely to
+  // terminate a listen stream; on HTTP the listen stream closing is the end. The same end as
+  // subscriptions/graceful-close (one trigger per run, shared), judged for the other signal.
+  spec: { revision: 'draft', page: 'basic/patterns/cancellation', section: 'Cancellation' },
+  quote:
+    'A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream (see Subscriptions).',
+  transports: ['stdio'],
+  async run(t) {
+    const seen = await serverEnd(t);
+    if (!seen.sub) return t.notObserved(seen.why ?? 'no subscription was ended');
+    t.expect(!!seen.cancelled, {
+      expected: `notifications/cancelled with requestId ${JSON.stringify(seen.sub.id)} as the server tears the subscription down`,
+      actual: `after the trigger (${seen.fired?.detail}) the subscription ended ${seen.response ? 'with its listen response' : 'without a response'}, and no notifications/cancelled named it within ${seen.ms / 1000} s`,
+      wire: seen.wire,
+    });
+  },
+});
+
+/** The listen response that closed a subscription: a successful completion result, tagged with the subscription id. */
+function judgeClosingResult(t: Probe, sub: Subscription, response: SubscriptionMessage, wire: ReturnType<typeof orderFrames>): void {
+  const result = response.msg.result as JsonObject | undefined;
+  const ok = t.expect(!!result, {
+    expected: 'a successful subscriptions/listen response (a result) signalling the graceful end',
+    actual: `a JSON-RPC error: ${show(response.msg.error)}`,
+    wire,
+    part: 'successful',
+  });
+  if (!ok) return;
+  // A missing resultType is protocol/result-type's; a result that asks for input is no completion.
+  t.expect(result!.resultType === undefined || result!.resultType === 'complete', {
+    expected: 'a completion result (resultType "complete")',
+    actual: `resultType ${show(result!.resultType)}`,
+    wire,
+  });
+  // A missing key fails the schema (protocol/messages-schema-valid's finding); a wrong value passes it.
+  const tag = subscriptionIdOf(response.msg);
+  if (tag === undefined) t.note('subscriptionId on the closing result', 'missing (see protocol/messages-schema-valid)');
+  else {
+    t.expect(tag === sub.id, {
+      expected: `_meta subscriptionId ${JSON.stringify(sub.id)} (a JSON ${typeof sub.id}) on the closing result`,
+      actual: `subscriptionId ${JSON.stringify(tag)} (a JSON ${typeof tag})`,
+      wire,
+      part: 'subscription-id',
+    });
+  }
+}
 
 // Scheduling needs, declared. These change the tool list with the configured
 // listChanged trigger: they need the server to themselves.
@@ -679,10 +766,11 @@ export const subscriptionChecks = [
   demultiplex,
   cancelEnds,
   gracefulClose,
+  teardownCancelled,
 ];
 
 // Every subscription check listens on the first connection (graceful-close on its own, closing it),
 // one at a time: what a server still sends for a cancelled subscription lands where it was opened.
 for (const c of subscriptionChecks) schedule(c, { primary: 'listens on the first connection' });
 // Cancels a subscription and then changes the tool list: after every other check that listens on the primary connection.
-schedule(cancelEnds, { after: subscriptionChecks.filter((c) => c !== cancelEnds && c !== gracefulClose) });
+schedule(cancelEnds, { after: subscriptionChecks.filter((c) => c !== cancelEnds && c !== gracefulClose && c !== teardownCancelled) });
