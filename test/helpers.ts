@@ -17,7 +17,10 @@ export const HOSTILE = join(ROOT, 'fixtures/servers/hostile');
 export const CLI = join(ROOT, 'bin/mcp-conformance.js');
 
 export function referenceCommand(...args: string[]): string {
-  return ['node', REFERENCE, ...args].join(' ');
+  // A word with anything but plain characters is single-quoted: the command is split like a shell would,
+  // and the splitter reads a '#' even inside a word (a part variant, check#part) as the start of a comment.
+  const word = (a: string) => (/^[\w./:=,@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return ['node', REFERENCE, ...args].map(word).join(' ');
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */
