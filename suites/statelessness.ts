@@ -8,7 +8,7 @@ import { CLIENT_INFO, type MetaOptions } from '../harness/protocol.js';
 import type { Exchange, Session } from '../harness/session.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { isObject, type JsonObject } from '../model/json.js';
-import { defineCheck, describeAnswer, schedule, show, VerdictSignal, type Probe } from './check.js';
+import { defineCheck, describeAnswer, idOf, schedule, show, VerdictSignal, type Probe } from './check.js';
 import { describeDiff, toolsDiff } from './compare.js';
 import { answeredRounds, judgeable, stateRound, survey, type AskRound, type MrtrTool } from './mrtr.js';
 import { attempt } from './requests.js';
@@ -179,8 +179,14 @@ async function cursorElsewhere(t: Probe, fresh: () => Promise<Session>): Promise
     const first = await t.request(method, {});
     const cursor = first.result?.nextCursor;
     if (typeof cursor !== 'string') continue;
-    const second = await (await fresh()).request(method, { cursor });
+    const elsewhere = await fresh();
+    const second = await elsewhere.request(method, { cursor });
     const items = second.result?.[LIST_METHODS[method]];
+    if (second.error && (await elsewhere.request(method, {})).error) {
+      // The first page is refused there too: not the cursor's, statelessness/fresh-connection's finding.
+      t.note('cursor', `${method} is refused on a fresh connection even without a cursor (${idOf(freshConnection)})`);
+      return false;
+    }
     t.note('cursor', `${method} page 2 asked for on a fresh connection`);
     t.expect(!second.error && Array.isArray(items), {
       expected: `${method} with the cursor the primary connection was given: the next page`,
@@ -235,6 +241,17 @@ async function askAgain(
   return { ask: ask!, inputResponses: answered?.inputResponses, requestState: ask!.result!.requestState };
 }
 
+/** A new call of the tool (its first round) is served on `session`. */
+async function servedFresh(t: Probe, session: Session, x: MrtrTool): Promise<boolean> {
+  const d = await completeRequest(
+    session,
+    'tools/call',
+    { name: x.name, arguments: x.call.arguments },
+    { answers: x.answers, maxRounds: 1 },
+  );
+  return !failed(d.rounds[0]);
+}
+
 /** Each read-only tool's retry sent on a fresh connection, and (part) after another exchange of it on the same connection. */
 async function retriesElsewhere(t: Probe, fresh: () => Promise<Session>): Promise<number> {
   let judged = 0;
@@ -247,8 +264,12 @@ async function retriesElsewhere(t: Probe, fresh: () => Promise<Session>): Promis
     // (a) The retry on a fresh connection (stdio: a new process).
     const a = await askAgain(t, x, r);
     if (!a) continue;
-    const sent = await sendRetry(await fresh(), a.ask, a);
-    if (sent.exchange || judgeable(t, sent.outcome, `${where} on a fresh connection`)) {
+    const elsewhere = await fresh();
+    const sent = await sendRetry(elsewhere, a.ask, a);
+    if (failed(sent.exchange) && !(await servedFresh(t, elsewhere, x))) {
+      // A fresh connection that refuses even a new call relies on prior requests: statelessness/fresh-connection's finding.
+      t.note(`${x.name} on a fresh connection`, `a new call is refused there too, not only the retry (${idOf(freshConnection)})`);
+    } else if (sent.exchange || judgeable(t, sent.outcome, `${where} on a fresh connection`)) {
       judged++;
       t.expect(!failed(sent.exchange), {
         expected,
