@@ -242,7 +242,7 @@ async function askAgain(
 }
 
 /** A new call of the tool (its first round) is served on `session`. */
-async function servedFresh(t: Probe, session: Session, x: MrtrTool): Promise<boolean> {
+async function servedFresh(session: Session, x: MrtrTool): Promise<boolean> {
   const d = await completeRequest(
     session,
     'tools/call',
@@ -266,7 +266,7 @@ async function retriesElsewhere(t: Probe, fresh: () => Promise<Session>): Promis
     if (!a) continue;
     const elsewhere = await fresh();
     const sent = await sendRetry(elsewhere, a.ask, a);
-    if (failed(sent.exchange) && !(await servedFresh(t, elsewhere, x))) {
+    if (failed(sent.exchange) && !(await servedFresh(elsewhere, x))) {
       // A fresh connection that refuses even a new call relies on prior requests: statelessness/fresh-connection's finding.
       t.note(`${x.name} on a fresh connection`, `a new call is refused there too, not only the retry (${idOf(freshConnection)})`);
     } else if (sent.exchange || judgeable(t, sent.outcome, `${where} on a fresh connection`)) {
