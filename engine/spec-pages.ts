@@ -158,11 +158,12 @@ export function findQuote(source: SpecSource, ref: SpecRef, quote: string): Quot
   } else {
     const want = plain(ref.section).toLowerCase();
     const matches = sectionsOf(text).filter((s) => s.heading.toLowerCase() === want);
-    // The page's opening, before its first heading, is cited by the page's title (e.g. stdio#stdio).
-    const opening = matches.length === 0 && want === plain(titleOf(text) ?? '').toLowerCase() ? openingOf(text) : undefined;
+    // The page's opening, before its first heading, is cited by the page's title (e.g. stdio#stdio), also
+    // when a heading repeats the title (mrtr#Multi Round-Trip Requests).
+    const opening = want === plain(titleOf(text) ?? '').toLowerCase() ? openingOf(text) : undefined;
     if (matches.length === 0 && opening === undefined)
       return { kind: 'no-section', detail: `no section "${ref.section}" on ${ref.revision}/${ref.page}` };
-    body = opening ?? matches.map((s) => s.text).join('\n');
+    body = [...(opening === undefined ? [] : [opening]), ...matches.map((s) => s.text)].join('\n');
   }
   const hay = plain(body);
   let from = 0;

@@ -54,6 +54,8 @@ export interface Exchange {
   idTypeMismatch?: boolean;
   /** Set when the response could not be validated at all (e.g. nested too deeply): why. */
   schemaUnvalidated?: string;
+  /** A request of another era (`RequestOptions.otherEra`): its answer was neither validated nor tallied. */
+  otherEra?: boolean;
   durationMs: number;
 }
 
@@ -125,6 +127,12 @@ export interface RequestOptions {
   headerVersion?: string;
   /** Extra HTTP headers for this request. */
   headers?: Record<string, string>;
+  /**
+   * A request of another era (a legacy `initialize` sent to learn whether the
+   * server speaks it): its answer is not validated against this era's schema
+   * nor tallied for the result-type rules, which judge this era's messages.
+   */
+  otherEra?: boolean;
 }
 
 export interface SessionOptions {
@@ -586,7 +594,15 @@ export class Session {
     const { id, method } = message;
     const params = message.params as JsonObject | undefined;
     const key = idKey(id);
-    const exchange: Exchange = { id, method, params, frames: [], schemaErrors: [], durationMs: 0 };
+    const exchange: Exchange = {
+      id,
+      method,
+      params,
+      frames: [],
+      schemaErrors: [],
+      durationMs: 0,
+      ...(opts.otherEra ? { otherEra: true } : {}),
+    };
     exchangeSessions.set(exchange, this);
     if (this.closedReason) return Promise.reject(new ConnectionClosedError(method, this.closedReason));
     if (this.pending.has(key)) return Promise.reject(new Error(`internal: id ${String(id)} is already in flight`));
@@ -1019,6 +1035,7 @@ export class Session {
     if (frame.http) ex.http = { status: frame.http.status ?? 0, contentType: frame.http.contentType, stream: frame.http.stream };
     if (typeMismatch) ex.idTypeMismatch = true;
     if ('error' in obj) ex.error = obj.error as RpcError;
+    else if (ex.otherEra) ex.result = obj.result as JsonObject;
     else {
       ex.result = obj.result as JsonObject;
       const rt = ex.result?.resultType;
@@ -1027,7 +1044,7 @@ export class Session {
       if (seen) seen.count++;
       else if (this.resultTypes.size < 1000) this.resultTypes.set(tally, { resultType: rt, method: ex.method, count: 1, frame });
     }
-    const checked = this.validate(obj, ex.method);
+    const checked: { def?: string; errors: string[]; unvalidated?: string } = ex.otherEra ? { errors: [] } : this.validate(obj, ex.method);
     ex.schemaDef = checked.def;
     ex.schemaErrors = checked.errors;
     if (checked.unvalidated) {

@@ -4,7 +4,9 @@
  */
 import { wireVersion } from '../harness/protocol.js';
 import { ERROR_CODES } from '../model/error-codes.js';
-import type { JsonObject } from '../model/json.js';
+import { capabilityDeclared, capabilityNeeded, declaredCapabilities, isInputRequired } from '../harness/mrtr.js';
+import type { Exchange } from '../harness/session.js';
+import { isObject, type JsonObject } from '../model/json.js';
 import { defineCheck, describeAnswer, show } from './check.js';
 import { attempt, expectBadRequest, probeMethods } from './requests.js';
 import { whyNotCallableAsWritten } from './safety.js';
@@ -81,6 +83,14 @@ export const missingCapability = defineCheck({
   spec: { revision: 'draft', page: 'basic/index', section: '_meta' },
   quote:
     'If processing a request requires a capability the client did not include in io.modelcontextprotocol/clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the missing capabilities. On HTTP, the response status MUST be 400 Bad Request.',
+  parts: {
+    // Asking the client for what it did not declare (an inputRequests entry needing it) is relying on it.
+    'not-relied-on': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/index', section: '_meta' },
+      quote: 'A server MUST NOT rely on capabilities the client has not declared.',
+    },
+  },
   async run(t) {
     const tool = t.ctx.config.capabilityTool;
     if (!tool)
@@ -90,6 +100,16 @@ export const missingCapability = defineCheck({
     const ex = await attempt(t.session, 'tools/call', { name: tool.name, arguments: tool.arguments ?? {} }, { meta: { capabilities: {} } });
     if (typeof ex === 'string') {
       t.expect(false, { expected: 'JSON-RPC error -32021', actual: ex });
+      return;
+    }
+    const relied = reliedOn(ex);
+    if (relied.length > 0) {
+      t.expect(false, {
+        expected: `tools/call ${tool.name} with no client capabilities: nothing asked of a capability the client did not declare (JSON-RPC error -32021 naming it)`,
+        actual: `input_required asking for ${relied.join(', ')}`,
+        wire: ex,
+        part: 'not-relied-on',
+      });
       return;
     }
     if (
@@ -111,5 +131,17 @@ export const missingCapability = defineCheck({
     expectBadRequest(t, ex);
   },
 });
+
+/** What an input_required answer asks of the client that a request declaring no capabilities cannot give: `key (method)`. */
+function reliedOn(ex: Exchange): string[] {
+  const requests = isInputRequired(ex) ? ex.result!.inputRequests : undefined;
+  if (!isObject(requests)) return [];
+  return Object.entries(requests)
+    .filter(([, r]) => {
+      const needs = capabilityNeeded(r);
+      return needs !== undefined && !capabilityDeclared(declaredCapabilities(ex), needs);
+    })
+    .map(([key, r]) => `inputRequests.${key} (${show((r as JsonObject).method)})`);
+}
 
 export const metaChecks = [requiredFields, clientInfoOptional, missingCapability];

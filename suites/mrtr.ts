@@ -45,7 +45,7 @@ export interface MrtrTool {
   drive: DriveOutcome;
 }
 
-interface Survey {
+export interface Survey {
   tools: MrtrTool[];
   /** Tools called that completed at once, and why others were not called. */
   completedAtOnce: string[];
@@ -55,7 +55,7 @@ interface Survey {
 const surveys = memoKey<Promise<Survey>>('mrtr: the input_required survey');
 
 /** The survey of the run (made once, on first use). */
-function survey(t: Probe): Promise<Survey> {
+export function survey(t: Probe): Promise<Survey> {
   return t.ctx.run.memo(surveys, () => makeSurvey(t));
 }
 
@@ -156,7 +156,7 @@ function inputRequiredRounds(tools: MrtrTool[]): Array<{ x: MrtrTool; ex: Exchan
 }
 
 /** A round of the normal drive that asks for input, with the answers the driver gave it. */
-interface AskRound {
+export interface AskRound {
   ex: Exchange;
   round: number;
   inputResponses?: JsonObject;
@@ -164,7 +164,7 @@ interface AskRound {
 }
 
 /** Rounds that were answered (a retry followed), first first. */
-function answeredRounds(x: MrtrTool): AskRound[] {
+export function answeredRounds(x: MrtrTool): AskRound[] {
   const out: AskRound[] = [];
   x.drive.rounds.forEach((ex, i) => {
     if (!isInputRequired(ex) || i + 1 >= x.drive.rounds.length) return;
@@ -177,7 +177,7 @@ function answeredRounds(x: MrtrTool): AskRound[] {
 }
 
 /** The first answered round that carries a requestState string. */
-function stateRound(x: MrtrTool): (AskRound & { state: string }) | undefined {
+export function stateRound(x: MrtrTool): (AskRound & { state: string }) | undefined {
   return answeredRounds(x).find((r): r is AskRound & { state: string } => typeof r.state === 'string');
 }
 
@@ -264,7 +264,9 @@ export const capabilityGating = defineCheck({
   level: 'MUST',
   capability: 'tools',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
-  quote: 'Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities.',
+  // The example is the same rule for elicitation, which the withheld-capability drives exercise.
+  quote:
+    'Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities. For example, if a client does not declare support for elicitation, the server MUST NOT include any elicitation/create requests in the inputRequests field.',
   parts: {
     // A call that cannot proceed without the withheld capability: the error the _meta rules name.
     'missing-capability': {
@@ -668,6 +670,37 @@ export const malformedResponses = defineCheck({
   },
 });
 
+export const abandoned = defineCheck({
+  id: 'mrtr/abandoned',
+  title: 'a call whose input_required was never answered does not hold up a new call of the same tool',
+  level: 'MUST',
+  capability: 'tools',
+  spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
+  quote: 'Servers MUST NOT assume that clients will fulfill the inputRequests or retry the original request.',
+  async run(t) {
+    const tools = await mrtrTools(t);
+    let judged = 0;
+    for (const x of tools) {
+      const params = { name: x.name, arguments: x.call.arguments };
+      const opts = { answers: x.answers, maxRounds: 1 };
+      // Asked for input, the client walks away: no answers, no retry.
+      const left = await completeRequest(t.session, 'tools/call', params, opts);
+      if (!isInputRequired(left.rounds[0])) continue;
+      // The same call, new: it starts over, like the first call of the survey did.
+      const again = await completeRequest(t.session, 'tools/call', params, opts);
+      const ex = again.rounds[0];
+      if (!ex && !judgeable(t, again, `${callLabel(x)} after an abandoned one`)) continue;
+      judged++;
+      t.expect(!!ex?.result && !ex.error && ex.result.isError !== true, {
+        expected: `${callLabel(x)} answered as a new call (${describeAnswer(x.drive.rounds[0]!)}), though the previous call's input_required was left unanswered`,
+        actual: ex ? describeAnswer(ex) : (again.detail ?? again.status),
+        wire: [left.rounds[0]!, ...(ex ? [ex] : [])],
+      });
+    }
+    if (judged === 0) t.notObserved('no tool asked for input again when called a second time');
+  },
+});
+
 /** Methods that do not support input_required, with the params to call them with. */
 const UNSUPPORTED_METHODS: Array<[string, JsonObject]> = [
   ['server/discover', {}],
@@ -716,6 +749,7 @@ export const mrtrChecks = [
   missingAnswers,
   extraResponsesIgnored,
   malformedResponses,
+  abandoned,
   placement,
 ];
 for (const c of mrtrChecks) schedule(c, { primary: 'calls the tools the first connection listed and retries with its state' });

@@ -7,6 +7,7 @@
  * are the modern era's only, and the rules on the ids of the requests a
  * server sends (basic/index "Requests") the legacy era's only.
  */
+import { INPUT_REQUEST_KINDS } from '../harness/mrtr.js';
 import type { Violation, ViolationKind } from '../harness/session.js';
 import { defineCheck, schedule, show } from './check.js';
 import type { WireFrame } from '../model/wire.js';
@@ -33,18 +34,48 @@ export const noServerRequests = defineCheck({
       spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
       quote: 'The server MUST NOT send independent JSON-RPC requests on this stream.',
     },
+    // A request for client input (roots, sampling, elicitation) sent as a JSON-RPC request is the MRTR
+    // page's defect: such a request belongs in an InputRequiredResult's inputRequests.
+    mrtr: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Multi Round-Trip Requests' },
+      quote:
+        'Servers MUST send server-to-client requests (such as roots/list, sampling/createMessage, or elicitation/create) using the MRTR pattern.',
+    },
   },
   observer: true,
   async run(t) {
+    const input = (v: Violation) => requestMethod(v) in INPUT_REQUEST_KINDS;
     judgeViolations(
       t,
       ['server-request'],
       'responses and notifications only; server-to-client interactions carried in InputRequiredResult',
       'message',
       t.ctx.transport === 'http' ? 'http' : undefined,
+      (v) => !input(v),
+    );
+    judgeViolations(
+      t,
+      ['server-request'],
+      `no ${Object.keys(INPUT_REQUEST_KINDS).join(', ')} request of its own: an InputRequiredResult whose inputRequests carries it`,
+      'message',
+      'mrtr',
+      input,
     );
   },
 });
+
+/** The method of the server-sent request a violation records ('' when unreadable). */
+function requestMethod(v: Violation): string {
+  const text = v.frame?.text ?? '';
+  try {
+    const msg = JSON.parse(text) as { method?: unknown };
+    if (typeof msg.method === 'string') return msg.method;
+  } catch {
+    // An excerpt cut short: read the field where it stands.
+  }
+  return /"method"\s*:\s*"([^"\\]*)"/.exec(text)?.[1] ?? '';
+}
 
 export const responseIds = defineCheck({
   id: 'protocol/response-ids',

@@ -55,7 +55,7 @@ const NAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$/;
 const TRACEPARENT = /^([0-9a-f]{2})-((?!0{32})[0-9a-f]{32})-((?!0{16})[0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/;
 
 /** What is wrong with one `_meta` key (undefined when nothing). */
-function keyProblem(key: string): { part?: 'name'; why: string } | undefined {
+export function keyProblem(key: string): { part?: 'name'; why: string } | undefined {
   const slash = key.lastIndexOf('/');
   if (slash >= 0) {
     const prefix = key.slice(0, slash);

@@ -12,13 +12,21 @@ export const SHOWN = 5;
  * One finding per kept violation of `kinds` (the first few), across every
  * connection of the run; the first finding says how many there were in all.
  */
-export function judgeViolations(t: Probe, kinds: ViolationKind[], expected: string, noun = 'message', part?: string): void {
+export function judgeViolations(
+  t: Probe,
+  kinds: ViolationKind[],
+  expected: string,
+  noun = 'message',
+  part?: string,
+  /** Only the violations it selects (counted from the log's kept entries). */
+  select?: (v: Violation) => boolean,
+): void {
   const sessions = t.ctx.allSessions();
   // A frame another check already judged as its own finding is that check's.
   const elsewhere = (v: Violation) => !!v.frame && t.ctx.framesJudged.has(frameKey(v.frame));
-  const all = sessions.flatMap((s) => s.violations.filter((v) => kinds.includes(v.kind)));
+  const all = sessions.flatMap((s) => s.violations.filter((v) => kinds.includes(v.kind) && (!select || select(v))));
   const kept = all.filter((v) => !elsewhere(v));
-  const count = sessions.reduce((n, s) => n + s.countOf(...kinds), 0) - (all.length - kept.length);
+  const count = select ? kept.length : sessions.reduce((n, s) => n + s.countOf(...kinds), 0) - (all.length - kept.length);
   t.note('violations', count);
   if (count === 0) return;
   const shown = kept.slice(0, SHOWN);
