@@ -762,7 +762,8 @@ async function runSubject(
     for (const off of untaps) off();
   }
   if (probe.findings.length === 0) return done({ verdict: 'pass', findings: [] });
-  const failing = check.level === 'MUST' && probe.findings.some((f) => (f.level ?? check.level) === 'MUST');
+  // A finding fails at its own rule's level: a MUST part of a SHOULD check fails, a SHOULD part (or a downgraded finding) of a MUST check warns.
+  const failing = probe.findings.some((f) => (f.level ?? check.level) === 'MUST');
   return done({ verdict: failing ? 'fail' : 'warn', findings: probe.findings });
 }
 
