@@ -12,7 +12,9 @@
  * legacy, stdio) run against a temporary folder, so the suite's calls touch
  * nothing else. Every server-everything run names its slow tool and its
  * capability tool (an inline configuration), so cancellation and the
- * negotiated-capability checks judge it instead of not observing.
+ * negotiated-capability checks judge it instead of not observing; each
+ * server's run also carries the example calls (fixtures) its author would
+ * write, proving the configuration's own rules on 2025-11-25 servers.
  *
  * It also proves the legacy session on those servers: list changes
  * received, server-initiated requests answered during a call and on the
@@ -52,7 +54,20 @@ const FILESYSTEM = binOf('@modelcontextprotocol/server-filesystem', 'mcp-server-
 const EVERYTHING_CONFIG: Config = {
   slowTool: { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 1 } },
   capabilityTool: { name: 'trigger-elicitation-request', arguments: {}, requires: ['elicitation'] },
+  // Two example calls with the answers the tools document (the fixtures checks judge them in the legacy era too).
+  fixtures: {
+    echo: { calls: [{ arguments: { message: 'hello fixtures' }, expect: { outcome: 'complete', content: ['hello fixtures'] } }] },
+    'get-sum': { calls: [{ arguments: { a: 2, b: 3 }, expect: { outcome: 'complete', content: ['5'] } }] },
+  },
 };
+/** server-memory's author's example call: the (empty) knowledge graph is read back. */
+const MEMORY_CONFIG: Config = {
+  fixtures: { read_graph: { calls: [{ arguments: {}, expect: { outcome: 'complete', content: ['entities'] } }] } },
+};
+/** server-filesystem's author's example call: the folder it was started on is the allowed one. */
+const filesystemConfig = (dir: string): Config => ({
+  fixtures: { list_allowed_directories: { calls: [{ arguments: {}, expect: { outcome: 'complete', content: [dir] } }] } },
+});
 const SDK2 = join(ROOT, 'fixtures/servers/sdk2');
 const EXPECTED = join(ROOT, 'test/expected');
 
@@ -131,6 +146,7 @@ describe('server-memory and server-filesystem (1.x SDK, legacy, stdio)', () => {
         command: `node ${MEMORY}`,
         env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
         cwd: dir,
+        config: MEMORY_CONFIG,
       });
       expect(run.era, describeRun(run)).toMatchObject({ era: 'legacy', how: 'detected', negotiatedVersion: '2025-11-25' });
       expect(run.server?.name).toBe('memory-server');
@@ -144,7 +160,7 @@ describe('server-memory and server-filesystem (1.x SDK, legacy, stdio)', () => {
     const dir = tempDir();
     try {
       writeFileSync(join(dir, 'notes.txt'), 'a file for the conformance run\n');
-      const run = await runConformance({ ...base, command: `node ${FILESYSTEM} ${dir}`, cwd: dir });
+      const run = await runConformance({ ...base, command: `node ${FILESYSTEM} ${dir}`, cwd: dir, config: filesystemConfig(dir) });
       expect(run.era, describeRun(run)).toMatchObject({ era: 'legacy', how: 'detected', negotiatedVersion: '2025-11-25' });
       expect(run.server?.name).toBe('secure-filesystem-server');
       compare('filesystem-stdio', run);
