@@ -7,9 +7,35 @@
  */
 import { parse } from 'shell-quote';
 
+/**
+ * A POSIX shell starts a comment only with a `#` that begins a word; the
+ * parser takes any unquoted `#` for one. Each `#` inside a word (e.g.
+ * `--break the/id#part`) is escaped so that it stays part of the word.
+ */
+function escapeInnerHashes(command: string): string {
+  let out = '';
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (quote === "'") quote = c === "'" ? undefined : quote;
+    else if (c === '\\') {
+      out += c + (command[i + 1] ?? '');
+      i++;
+      continue;
+    } else if (quote === '"') quote = c === '"' ? undefined : quote;
+    else if (c === "'" || c === '"') quote = c;
+    else if (c === '#' && i > 0 && !/\s/.test(command[i - 1]!)) {
+      out += '\\#';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 export function splitCommand(command: string, env: Record<string, string | undefined> = process.env): string[] {
   const words: string[] = [];
-  for (const entry of parse(command, (key) => env[key] ?? '')) {
+  for (const entry of parse(escapeInnerHashes(command), (key) => env[key] ?? '')) {
     if (typeof entry === 'string') {
       words.push(entry);
       continue;

@@ -24,7 +24,7 @@ import { RequestTimeoutError } from '../harness/errors.js';
 import type { Exchange, Session } from '../harness/session.js';
 import { walkList } from '../harness/walk.js';
 import { argumentRun } from './args/calls.js';
-import { defineCheck, describeAnswer, memoKey, show, type Probe } from './check.js';
+import { defineCheck, describeAnswer, memoKey, show, VerdictSignal, type Probe } from './check.js';
 import { NEVER_ISSUED_CURSOR } from './pagination.js';
 import { whyNotCallableAsWritten } from './safety.js';
 import type { JsonObject } from '../model/json.js';
@@ -541,7 +541,8 @@ export const cancelTransitions = defineCheck({
     if (!support.cancel) t.skip('the server declares no tasks.cancel');
     // The drive tells how long the task takes (when it is cancelled, it would have ended by then).
     const d = await driveTask(t);
-    const session = t.session;
+    // A connection of its own: the cancellation is not queued behind other checks' requests while the task runs.
+    const session = await t.ctx.openSession();
     const create = await session.request('tools/call', { ...d.call.params, task: { ...TASK } });
     // A bare Task in place of the CreateTaskResult is tasks/create-task-result's finding (on its own call).
     if (!isObject(create.result?.task)) t.markSchemaJudged(create);
@@ -608,6 +609,38 @@ export const listRetrievable = defineCheck({
   },
 });
 
+export const forbiddenToolRefused = defineCheck({
+  id: 'tasks/forbidden-tool-refused',
+  title: 'a task-augmented tools/call of a tool without task support is refused with -32601',
+  level: 'SHOULD',
+  spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Tool-Level Negotiation' },
+  quote: 'Servers SHOULD return a -32601 (Method not found) error if a client attempts to do so.',
+  async run(t) {
+    // Without tasks.requests.tools.call the task field is ignored instead (tasks/ignored-without-capability).
+    requireTaskCalls(t);
+    const walk = await t.ctx.tools();
+    const plain = walk.items.filter((tool) => [undefined, 'forbidden'].includes(taskSupportOf(tool) as string | undefined));
+    if (!plain.length) return t.skip('every listed tool supports tasks (execution.taskSupport "optional" or "required")');
+    // A server that ignores the task runs the tool: only a tool the call policy lets the suite call, with valid arguments.
+    const run = argumentRun(t.ctx);
+    const tool = plain.find((tl) => run.whyNotCallable(tl) === undefined && run.validPlan(tl).ok);
+    if (!tool)
+      return t.notObserved(
+        `no tool without task support may be called by the suite (${plain.map((tl) => String(tl.name)).join(', ')}): allow one with --tools / tools.include`,
+      );
+    const plan = run.validPlan(tool);
+    const [args] = plan.ok ? fc.sample(plan.arb, { seed: run.settings.seed, numRuns: 1 }) : [{}];
+    const ex = await t.request('tools/call', { name: tool.name as string, arguments: args as JsonObject, task: { ...TASK } });
+    const support = taskSupportOf(tool);
+    t.note('tool', `${String(tool.name)} (execution.taskSupport ${support === undefined ? 'absent' : show(support)})`);
+    t.expect(ex.error?.code === ERROR_CODES.METHOD_NOT_FOUND, {
+      expected: `JSON-RPC error ${ERROR_CODES.METHOD_NOT_FOUND} (Method not found) for tools/call ${show(tool.name)} with task ${show(TASK)}`,
+      actual: describeAnswer(ex),
+      wire: ex,
+    });
+  },
+});
+
 export const taskChecks = [
   ignoredWithoutCapability,
   createTaskResult,
@@ -617,4 +650,5 @@ export const taskChecks = [
   unknownTaskId,
   cancelTransitions,
   listRetrievable,
+  forbiddenToolRefused,
 ];
