@@ -312,22 +312,13 @@ export const createTaskResult = defineCheck({
  */
 const ISO_8601 = /^\d{4}-?\d{2}-?\d{2}([Tt ]\d{2}(:?\d{2}(:?\d{2}([.,]\d+)?)?)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/;
 
-const TTL_QUOTE = 'Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses.';
-
 export const taskTimestamps = defineCheck({
   id: 'tasks/timestamps',
-  title: 'every task response gives createdAt and lastUpdatedAt as ISO 8601 timestamps, and tasks/get the actual ttl',
+  title: 'every task response gives createdAt and lastUpdatedAt as ISO 8601 timestamps',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'TTL and Resource Management' },
   quote:
     'Receivers MUST include a createdAt ISO 8601-formatted timestamp in all task responses to indicate when the task was created. … Receivers MUST include a lastUpdatedAt ISO 8601-formatted timestamp in all task responses to indicate when the task was last updated.',
-  parts: {
-    ttl: {
-      level: 'MUST',
-      spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'TTL and Resource Management' },
-      quote: TTL_QUOTE,
-    },
-  },
   async run(t) {
     requireTaskCalls(t);
     const d = await drivenTask(t, false);
@@ -339,16 +330,6 @@ export const taskTimestamps = defineCheck({
       t.expect(bad.length === 0, {
         expected: `createdAt and lastUpdatedAt ISO 8601 timestamps in the ${ex.method} response`,
         actual: bad.map((k) => `${k} ${show(task[k])}`).join(', '),
-        wire: ex,
-      });
-      if (ex.method !== 'tasks/get') continue;
-      const ttl = task.ttl;
-      const ok = ttl === null || (typeof ttl === 'number' && Number.isInteger(ttl) && ttl >= 0);
-      if (!ok) t.markSchemaJudged(ex);
-      t.expect(ok, {
-        part: 'ttl',
-        expected: 'ttl in the tasks/get result: the retention in milliseconds, or null for unlimited',
-        actual: 'ttl' in task ? `ttl ${show(ttl)}` : 'no ttl',
         wire: ex,
       });
     }
@@ -495,7 +476,9 @@ export const unknownTaskId = defineCheck({
       expectInvalidParams(t, ex, `tasks/list with cursor ${show(NEVER_ISSUED_CURSOR)}, which the server never issued`, 'invalid-cursor');
     } else t.note('tasks/list', 'not probed: the server declares no tasks.list');
     if (!support.cancel) return t.note('tasks/cancel', 'not probed: the server declares no tasks.cancel');
-    const d = await driveTask(t);
+    // No task to drive (nothing the suite may call) leaves this part unprobed, not the whole check.
+    const d = await driveTask(t).catch((err: unknown) => (err instanceof VerdictSignal ? err : Promise.reject(err)));
+    if (d instanceof VerdictSignal) return t.note('cancelling a terminal task', `not probed: ${d.reason}`);
     if (!d.terminal || d.taskId === undefined)
       return t.note('cancelling a terminal task', `not probed: ${d.problem ?? 'no terminal task'}`);
     const ex = await d.session.request('tasks/cancel', { taskId: d.taskId });
@@ -556,10 +539,13 @@ export const cancelTransitions = defineCheck({
     if (cancel.error) {
       const get = await session.request('tasks/get', { taskId });
       const status = get.result?.status;
-      // Finished before the cancellation arrived: a terminal task is rightly refused.
-      if (isTerminal(status) && status !== 'cancelled')
-        return t.notObserved(`the task ended ${show(status)} before its cancellation: give taskTool arguments that keep it working longer`);
+      // Terminal by then (ended before the cancellation arrived, or cancelled another way): a terminal task is rightly refused.
+      if (isTerminal(status))
+        return t.notObserved(
+          `tasks/cancel was refused (${describeAnswer(cancel)}) and the task is ${show(status)}: give taskTool arguments that keep it working longer`,
+        );
     }
+    if (cancel.result?.status !== 'cancelled') t.markSchemaJudged(cancel);
     t.expect(cancel.result?.status === 'cancelled', {
       expected: `the task ${show(taskId)} answered by tasks/cancel in status "cancelled"`,
       actual: describeAnswer(cancel),
