@@ -140,21 +140,8 @@ async function taskCall(t: Probe): Promise<TaskCall> {
     t.notObserved(
       'the server lists no tool whose execution.taskSupport is "optional" or "required": name one as taskTool in the configuration file',
     );
-  const run = argumentRun(t.ctx);
-  const refused: string[] = [];
-  for (const tool of capable) {
-    const why = run.whyNotCallable(tool);
-    const plan = why ? undefined : run.validPlan(tool);
-    if (!plan?.ok) {
-      refused.push(`${String(tool.name)}: ${why ?? (plan && !plan.ok ? plan.reason : '')}`);
-      continue;
-    }
-    const [args] = fc.sample(plan.arb, { seed: run.settings.seed, numRuns: 1 });
-    return {
-      params: { name: tool.name as string, arguments: args as JsonObject },
-      from: `${String(tool.name)}, with generated valid arguments`,
-    };
-  }
+  const { params, refused } = callOneOf(t, capable);
+  if (params) return { params, from: `${String(params.name)}, with generated valid arguments` };
   return t.notObserved(
     `no task-capable tool may be called by the suite (${refused.join('; ')}): name one as taskTool in the configuration file, with arguments, or allow it with --tools / tools.include`,
   );
@@ -627,6 +614,70 @@ export const forbiddenToolRefused = defineCheck({
   },
 });
 
+/**
+ * Why a generated valid call (made without a task) is not made to `tool`: in
+ * the legacy era, a tool whose execution.taskSupport is "required" on a server
+ * that declares tasks.requests.tools.call runs only as a task, and a call
+ * without one is tasks/required-needs-task's to judge.
+ */
+export function whyTaskOnly(t: Probe, tool: JsonObject): string | undefined {
+  if (t.ctx.era !== 'legacy' || taskSupportOf(tool) !== 'required') return undefined;
+  const tasks = t.ctx.discovery().capabilities?.tasks;
+  const requests = isObject(tasks) && isObject(tasks.requests) ? tasks.requests : undefined;
+  if (!requests || !isObject(requests.tools) || requests.tools.call === undefined) return undefined;
+  return 'not called with valid arguments: the tool runs only as a task (execution.taskSupport "required"); a call without one is judged by tasks/required-needs-task';
+}
+
+/** The call a check makes to one of `tools`: the configured taskTool when it is one of them, else generated valid arguments the policy allows. */
+function callOneOf(t: Probe, tools: JsonObject[]): { params?: JsonObject; refused: string[] } {
+  const configured = t.ctx.config.taskTool;
+  if (configured && tools.some((tl) => tl.name === configured.name) && !whyNotCallableAsWritten(t.ctx, configured.name))
+    return { params: { name: configured.name, arguments: (configured.arguments ?? {}) as JsonObject }, refused: [] };
+  const run = argumentRun(t.ctx);
+  const refused: string[] = [];
+  for (const tool of tools) {
+    const why = run.whyNotCallable(tool);
+    const plan = why ? undefined : run.validPlan(tool);
+    if (plan?.ok) {
+      const [args] = fc.sample(plan.arb, { seed: run.settings.seed, numRuns: 1 });
+      return { params: { name: tool.name as string, arguments: args as JsonObject }, refused };
+    }
+    refused.push(`${String(tool.name)}: ${why ?? (plan && !plan.ok ? plan.reason : '')}`);
+  }
+  return { refused };
+}
+
+export const requiredNeedsTask = defineCheck({
+  id: 'tasks/required-needs-task',
+  title: 'a tools/call without a task of a tool whose taskSupport is "required" is refused with -32601',
+  level: 'MUST',
+  spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Tool-Level Negotiation' },
+  quote: 'Servers MUST return a -32601 (Method not found) error if a client does not attempt to do so.',
+  async run(t) {
+    requireTaskCalls(t);
+    const walk = await t.ctx.tools();
+    const required = walk.items.filter((tool) => taskSupportOf(tool) === 'required');
+    if (!required.length) return t.skip('no listed tool has execution.taskSupport "required"');
+    // A server that breaks the rule runs the tool: only a call the user named, or one the policy allows.
+    const { params, refused } = callOneOf(t, required);
+    if (!params)
+      return t.notObserved(
+        `no tool requiring a task may be called by the suite (${refused.join('; ')}): name one as taskTool in the configuration file, or allow it with --tools / tools.include`,
+      );
+    const ex = await t.request('tools/call', params);
+    const code = ex.error?.code;
+    // Arguments refused first (-32602) say nothing of the task rule.
+    if (code === ERROR_CODES.INVALID_PARAMS) return t.notObserved(`the call's arguments were refused first: ${describeAnswer(ex)}`);
+    // Protocol Errors lets a receiver answer -32600 (Invalid request) instead.
+    const ok = code === ERROR_CODES.METHOD_NOT_FOUND || code === ERROR_CODES.INVALID_REQUEST;
+    t.expect(ok, {
+      expected: `JSON-RPC error ${ERROR_CODES.METHOD_NOT_FOUND} (Method not found) for tools/call ${show(params.name)} without a task (or ${ERROR_CODES.INVALID_REQUEST}, which Protocol Errors allows)`,
+      actual: describeAnswer(ex),
+      wire: ex,
+    });
+  },
+});
+
 export const taskChecks = [
   ignoredWithoutCapability,
   createTaskResult,
@@ -637,4 +688,5 @@ export const taskChecks = [
   cancelTransitions,
   listRetrievable,
   forbiddenToolRefused,
+  requiredNeedsTask,
 ];

@@ -17,6 +17,7 @@ import { explore, type Exploration, type Problem } from './args/explore.js';
 import type { ValidPlan } from './args/generate.js';
 import { mutantsOf, type Mutant } from './args/mutate.js';
 import { defineCheck, idOf, schedule, show, type Probe, type Rule } from './check.js';
+import { whyTaskOnly } from './tasks.js';
 import { inputSchemaValid, outputSchemaValid } from './tools-list.js';
 import { canonical, isObject, type JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
@@ -125,7 +126,7 @@ function conclude<T>(
 async function exploreValid(t: Probe, tool: JsonObject, judge: Judge<unknown>, nothingJudged: string): Promise<void> {
   const run = argumentRun(t.ctx);
   const path = replayPath(t, run, tool);
-  const why = run.whyNotCallable(tool);
+  const why = run.whyNotCallable(tool) ?? whyTaskOnly(t, tool);
   if (why) t.notObserved(why);
   const plan = planFor(t, run, tool);
   t.note('generator', plan.source);
