@@ -274,6 +274,13 @@ export const createTaskResult = defineCheck({
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Result Retrieval' },
   quote: 'Receivers that accept a task-augmented request MUST return a CreateTaskResult as the response.',
+  parts: {
+    'id-unique': {
+      level: 'MUST',
+      spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Task ID Requirements' },
+      quote: 'Task IDs MUST be unique among all tasks controlled by the receiver.',
+    },
+  },
   async run(t) {
     requireTaskCalls(t);
     const d = await driveTask(t);
@@ -288,6 +295,18 @@ export const createTaskResult = defineCheck({
       expected: `a CreateTaskResult ({ task: { taskId, status, ... } }) for tools/call ${show(d.call.params.name)} with task ${show(TASK)}`,
       actual: `a result without a task object: ${describeAnswer(ex)}`,
       wire: ex,
+    });
+    if (d.taskId === undefined) return;
+    // A second task on the same connection (a different ttl: not the same request again) gets an id of its own.
+    const again = await d.session.request('tools/call', { ...d.call.params, task: { ttl: TASK.ttl - 1_000 } });
+    const second = createdTask(again);
+    if (!isObject(again.result?.task)) t.markSchemaJudged(again);
+    if (typeof second?.taskId !== 'string') return t.note('second task', `not created: ${describeAnswer(again)}`);
+    t.expect(second.taskId !== d.taskId, {
+      part: 'id-unique',
+      expected: `a task id other than ${show(d.taskId)} (the first task's) for a second task-augmented call`,
+      actual: `task id ${show(second.taskId)} again`,
+      wire: [ex, again],
     });
   },
 });
