@@ -22,6 +22,11 @@ const RESULT_DEFS: Record<string, string> = {
   'subscriptions/listen': 'SubscriptionsListenResult',
   'completion/complete': 'CompleteResult',
   initialize: 'InitializeResult',
+  // Tasks (2025-11-25 only; the modern schemas have no such definitions).
+  'tasks/get': 'GetTaskResult',
+  'tasks/result': 'GetTaskPayloadResult',
+  'tasks/list': 'ListTasksResult',
+  'tasks/cancel': 'CancelTaskResult',
 };
 
 const NOTIFICATION_DEFS: Record<string, string> = {
@@ -122,10 +127,18 @@ export class ProtocolSchema {
     return fn(value) ? [] : formatErrors(fn.errors, def);
   }
 
-  /** The result definition a response to `method` must satisfy. */
-  resultDefFor(method: string, result: unknown): string {
+  /**
+   * The result definition a response to `method` must satisfy. A request
+   * whose `params` carry a `task` (2025-11-25 task augmentation) may be
+   * answered with a CreateTaskResult (a result carrying `task`) or served
+   * normally; which of the two it must be is the tasks checks' to judge.
+   */
+  resultDefFor(method: string, result: unknown, params?: unknown): string {
     const rt = (result as { resultType?: unknown } | null)?.resultType;
     if (rt === 'input_required' && this.defs.has('InputRequiredResult')) return 'InputRequiredResult';
+    const task = (result as { task?: unknown } | null)?.task;
+    const augmented = (params as { task?: unknown } | null | undefined)?.task !== undefined;
+    if (augmented && typeof task === 'object' && task !== null && this.defs.has('CreateTaskResult')) return 'CreateTaskResult';
     const def = RESULT_DEFS[method];
     return def && this.defs.has(def) ? def : 'Result';
   }
@@ -141,10 +154,10 @@ export class ProtocolSchema {
   }
 
   /**
-   * Validate one inbound message. `method` is the method of the request a
-   * response answers, when known.
+   * Validate one inbound message. `method` (and `params`) are those of the
+   * request a response answers, when known.
    */
-  validateInbound(msg: Record<string, unknown>, method?: string): { def: string; errors: string[] } {
+  validateInbound(msg: Record<string, unknown>, method?: string, params?: unknown): { def: string; errors: string[] } {
     if ('method' in msg && 'id' in msg) {
       const envelope = this.validate('JSONRPCRequest', msg);
       const def = SERVER_REQUEST_DEFS[String(msg.method)];
@@ -159,7 +172,7 @@ export class ProtocolSchema {
     if ('error' in msg) return { def: 'JSONRPCErrorResponse', errors: this.validate('JSONRPCErrorResponse', msg) };
     const envelope = this.validate('JSONRPCResultResponse', msg);
     if (envelope.length) return { def: 'JSONRPCResultResponse', errors: envelope };
-    const def = method ? this.resultDefFor(method, msg.result) : 'Result';
+    const def = method ? this.resultDefFor(method, msg.result, params) : 'Result';
     return { def, errors: this.validate(def, msg.result) };
   }
 }

@@ -967,9 +967,9 @@ export class Session {
   }
 
   /** Schema validation that never throws: a message too deep for the validator is reported as unvalidated. */
-  private validate(obj: JsonObject, method?: string): { def: string; errors: string[]; unvalidated?: string } {
+  private validate(obj: JsonObject, method?: string, params?: JsonObject): { def: string; errors: string[]; unvalidated?: string } {
     try {
-      return this.profile.schema.validateInbound(obj, method);
+      return this.profile.schema.validateInbound(obj, method, params);
     } catch (err) {
       const why =
         err instanceof RangeError ? 'it is nested too deeply for the validator' : err instanceof Error ? err.message : String(err);
@@ -1044,7 +1044,7 @@ export class Session {
       if (seen) seen.count++;
       else if (this.resultTypes.size < 1000) this.resultTypes.set(tally, { resultType: rt, method: ex.method, count: 1, frame });
     }
-    const checked: { def?: string; errors: string[]; unvalidated?: string } = ex.otherEra ? { errors: [] } : this.validate(obj, ex.method);
+    const checked: { def?: string; errors: string[]; unvalidated?: string } = ex.otherEra ? { errors: [] } : this.validate(obj, ex.method, ex.params);
     ex.schemaDef = checked.def;
     ex.schemaErrors = checked.errors;
     if (checked.unvalidated) {

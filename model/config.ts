@@ -103,6 +103,8 @@ export interface Config {
    */
   resources?: { fileRoot: string; canary: { path: string; text: string } };
   slowTool?: ToolCallSpec;
+  /** A call of a tool that supports task augmentation (2025-11-25 tasks), made with a `task` field; it should take a moment. */
+  taskTool?: ToolCallSpec;
   capabilityTool?: ToolCallSpec & { requires: InputCapability[] };
   /** Per-tool fixtures, by tool name. */
   fixtures?: Record<string, ToolFixture>;

@@ -21,6 +21,7 @@ import { attempt } from './requests.js';
 import { capability } from './resources.js';
 import { inboundMessages } from './wire-messages.js';
 import type { WireFrame } from '../model/wire.js';
+import { whyTaskOnly } from './tasks.js';
 import { inputSchemaValid, outputSchemaValid } from './tools-list.js';
 import { canonical, isObject, type JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
@@ -129,7 +130,7 @@ function conclude<T>(
 async function exploreValid(t: Probe, tool: JsonObject, judge: Judge<unknown>, nothingJudged: string): Promise<void> {
   const run = argumentRun(t.ctx);
   const path = replayPath(t, run, tool);
-  const why = run.whyNotCallable(tool);
+  const why = run.whyNotCallable(tool) ?? whyTaskOnly(t, tool);
   if (why) t.notObserved(why);
   const plan = planFor(t, run, tool);
   t.note('generator', plan.source);

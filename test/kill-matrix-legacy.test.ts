@@ -24,7 +24,9 @@ const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;
  * Tools the generated tools/call checks do not call with valid arguments
  * (not read-only, not named by the configuration): those report
  * not-observed, with why; the matrix accepts it for them alone. ask_client
- * is the legacy era's tool that sends sampling/createMessage.
+ * is the legacy era's tool that sends sampling/createMessage; queued_report
+ * runs only as a task (execution.taskSupport "required"), so no call without
+ * one is generated for it.
  */
 const SIDE_EFFECT_TOOLS = [
   'tool:set_extra_tool',
@@ -33,6 +35,7 @@ const SIDE_EFFECT_TOOLS = [
   'tool:needs_elicitation',
   'tool:ask_client',
   'tool:end_subscriptions',
+  'tool:queued_report',
 ];
 const acceptedNotObserved = (r: { verdict: string; subject: string; reason?: string }) =>
   r.verdict === 'not-observed' && SIDE_EFFECT_TOOLS.includes(r.subject) && /^not called with valid arguments/.test(r.reason ?? '');

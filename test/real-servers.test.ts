@@ -48,10 +48,12 @@ const FILESYSTEM = binOf('@modelcontextprotocol/server-filesystem', 'mcp-server-
 
 /**
  * What server-everything's author would write in its configuration file: a
- * call that stays in flight (one step of one second) and a tool that needs
- * the client's elicitation capability.
+ * call that stays in flight (one step of one second), a tool that needs
+ * the client's elicitation capability, and its task-capable tool (a research
+ * query of four one-second stages, run as a task).
  */
 const EVERYTHING_CONFIG: Config = {
+  taskTool: { name: 'simulate-research-query', arguments: { topic: 'conformance' } },
   slowTool: { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 1 } },
   capabilityTool: { name: 'trigger-elicitation-request', arguments: {}, requires: ['elicitation'] },
   // Two example calls with the answers the tools document (the fixtures checks judge them in the legacy era too).
