@@ -144,12 +144,13 @@ function unrequestedOn(t: Probe, s: Session): { judged: number; faults: Unreques
         wire: [request.frame, f],
       });
     } else {
-      if (askedBefore) continue;
+      // Before any request, a message is for none: the sentence speaks of a request, so it is left aside.
+      if (askedBefore || !lastRequest) continue;
       judged++;
       faults.push({
         expected: `no notifications/message on a connection where no request has carried ${LOG_LEVEL_META} in its _meta`,
         actual: `notifications/message ${show(m.params, 160)} before any request asked for log messages`,
-        wire: lastRequest ? [lastRequest, f] : [f],
+        wire: [lastRequest, f],
       });
     }
   }
