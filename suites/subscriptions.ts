@@ -398,6 +398,17 @@ export const noRequestScoped = defineCheck({
   spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
   quote:
     'The server MAY send JSON-RPC notifications — for example, notifications/progress or notifications/message — before the final response. These notifications MUST relate to the originating client request. … Request-scoped notifications like notifications/progress and notifications/message are not delivered on the listen stream — they flow only on the response stream of the request they relate to.',
+  parts: {
+    // The logging page says it of log messages in so many words: they are judged under its sentence.
+    // Its "any stream other than" the logging request's is, for a stream whose request set no level,
+    // logging/only-requested's finding (a message for a request without the field).
+    'log-messages': {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'server/utilities/logging', section: 'Per-request log level' },
+      quote:
+        'notifications/message is request-scoped: the server MUST NOT deliver it on a subscriptions/listen stream or on any stream other than the one carrying the response to the request that set the log level.',
+    },
+  },
   transports: ['http'],
   async run(t) {
     const subs: Subscription[] = [];
@@ -409,10 +420,12 @@ export const noRequestScoped = defineCheck({
       await roundTrip(session);
       await o.sub.cancel();
       for (const m of live(o.sub).filter((x) => REQUEST_SCOPED.has(String(x.msg.method)))) {
+        const log = m.msg.method === 'notifications/message';
         t.expect(false, {
           expected: 'only notifications that relate to the listen request on its stream (it asked for neither progress nor logging)',
           actual: `${describe(m)} arrived on the subscription`,
           wire: [...(o.sub.requestFrame ? [o.sub.requestFrame] : []), m.frame],
+          ...(log ? { part: 'log-messages' } : {}),
         });
       }
       t.note('change caused', change.triggered);
