@@ -977,6 +977,32 @@ export class Session {
     }
   }
 
+  /** A response that answers no pending request: recorded as the violation it is. */
+  private unmatchedResponse(id: RequestId | undefined | null, frame: WireFrame, http?: HttpInfo): void {
+    const shown = truncate(JSON.stringify(id) ?? 'no id', 60);
+    if (http?.notification) {
+      this.violate('notification-response', `the server answered a notification's POST with a JSON-RPC response (id ${shown})`, frame);
+    } else if (typeof id !== 'string' && typeof id !== 'number') {
+      this.violate(
+        'response-without-id',
+        `the server sent a response with ${id === null ? 'a null id' : 'no id'} that answers no request`,
+        frame,
+      );
+    } else {
+      const state = this.ids.get(idKey(id));
+      if (state === 'answered') this.violate('duplicate-response', `the server answered request ${shown} a second time`, frame);
+      else if (state === 'asked') {
+        this.violate(
+          'stale-round-response',
+          `the server answered request ${shown}, whose answer asked for input, a second time (a retry answered on the id of an earlier round)`,
+          frame,
+        );
+      } else if (state === 'abandoned')
+        this.violate('late-response', `the server answered request ${shown} after the suite had stopped waiting`, frame);
+      else this.violate('unknown-id', `the server sent a response with id ${shown}, which the suite never used on this connection`, frame);
+    }
+  }
+
   private onResponse(obj: JsonObject, frame: WireFrame, http?: HttpInfo): void {
     const id = obj.id as RequestId | undefined | null;
     const hasId = typeof id === 'string' || typeof id === 'number';
@@ -1003,29 +1029,7 @@ export class Session {
       }
     }
     if (!pending) {
-      const shown = truncate(JSON.stringify(id) ?? 'no id', 60);
-      if (http?.notification) {
-        this.violate('notification-response', `the server answered a notification's POST with a JSON-RPC response (id ${shown})`, frame);
-      } else if (!hasId) {
-        this.violate(
-          'response-without-id',
-          `the server sent a response with ${id === null ? 'a null id' : 'no id'} that answers no request`,
-          frame,
-        );
-      } else {
-        const state = this.ids.get(idKey(id));
-        if (state === 'answered') this.violate('duplicate-response', `the server answered request ${shown} a second time`, frame);
-        else if (state === 'asked') {
-          this.violate(
-            'stale-round-response',
-            `the server answered request ${shown}, whose answer asked for input, a second time (a retry answered on the id of an earlier round)`,
-            frame,
-          );
-        } else if (state === 'abandoned')
-          this.violate('late-response', `the server answered request ${shown} after the suite had stopped waiting`, frame);
-        else
-          this.violate('unknown-id', `the server sent a response with id ${shown}, which the suite never used on this connection`, frame);
-      }
+      this.unmatchedResponse(id, frame, http);
       return;
     }
     const ex = pending.exchange;
@@ -1044,7 +1048,9 @@ export class Session {
       if (seen) seen.count++;
       else if (this.resultTypes.size < 1000) this.resultTypes.set(tally, { resultType: rt, method: ex.method, count: 1, frame });
     }
-    const checked: { def?: string; errors: string[]; unvalidated?: string } = ex.otherEra ? { errors: [] } : this.validate(obj, ex.method, ex.params);
+    const checked: { def?: string; errors: string[]; unvalidated?: string } = ex.otherEra
+      ? { errors: [] }
+      : this.validate(obj, ex.method, ex.params);
     ex.schemaDef = checked.def;
     ex.schemaErrors = checked.errors;
     if (checked.unvalidated) {
