@@ -7,7 +7,9 @@
  * mode only (with the tool's other required capabilities).
  */
 import type { Session } from '../harness/session.js';
-import { defineCheck, describeAnswer, show } from './check.js';
+import { defineCheck, describeAnswer, frameKey, show, type Probe, type Rule } from './check.js';
+import { inboundMessages } from './wire-messages.js';
+import { SHOWN } from './violations.js';
 import type { InputCapability } from '../model/config.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
@@ -82,4 +84,180 @@ export const supportedModes = defineCheck({
   },
 });
 
-export const elicitationChecks = [supportedModes];
+const ELICITATION = { revision: '2025-11-25', page: 'client/elicitation' } as const;
+
+/**
+ * The parameters an elicitation/create request must carry (2025-11-25
+ * client/elicitation "Elicitation Requests", "Form Mode Elicitation
+ * Requests", "URL Mode Elicitation Requests"). The schema states the same
+ * shape (ElicitRequestFormParams, ElicitRequestURLParams), so these are parts
+ * of protocol/messages-schema-valid, which sets such a request's frame aside
+ * from its schema findings: one defect, one finding. Legacy era only (a modern
+ * server sends no requests).
+ */
+export const ELICITATION_REQUEST_PARTS: Record<string, Rule> = {
+  'elicitation-message': {
+    level: 'MUST',
+    spec: { ...ELICITATION, section: 'Elicitation Requests' },
+    quote: 'All elicitation requests MUST include the following parameters:',
+  },
+  'elicitation-form': {
+    level: 'MUST',
+    spec: { ...ELICITATION, section: 'Form Mode Elicitation Requests' },
+    quote: 'Form mode elicitation requests MUST either specify mode: "form" or omit the mode field, and include these additional parameters:',
+  },
+  'elicitation-url': {
+    level: 'MUST',
+    spec: { ...ELICITATION, section: 'URL Mode Elicitation Requests' },
+    quote: 'URL mode elicitation requests MUST specify mode: "url", a message, and include these additional parameters:',
+  },
+  'elicitation-url-valid': {
+    level: 'MUST',
+    spec: { ...ELICITATION, section: 'URL Mode Elicitation Requests' },
+    quote: 'The url parameter MUST contain a valid URL.',
+  },
+};
+
+/** Whether WHATWG URL parsing accepts `text` (what fails it is no valid URL by any reading). */
+function parsesAsUrl(text: string): boolean {
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The first parameter rule an elicitation/create request's params break, or
+ * none. A mode other than form or url, or params that are no object, are the
+ * schema's alone (and a mode the client did not declare is supported-modes').
+ */
+export function elicitationRequestFault(params: unknown): { part: string; expected: string; actual: string } | undefined {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+  const p = params as JsonObject;
+  if (typeof p.message !== 'string') {
+    return { part: 'elicitation-message', expected: 'params.message, a string', actual: `message ${show(p.message, 100)}` };
+  }
+  if (p.mode === undefined || p.mode === 'form') {
+    const ok = typeof p.requestedSchema === 'object' && p.requestedSchema !== null && !Array.isArray(p.requestedSchema);
+    if (!ok) {
+      return {
+        part: 'elicitation-form',
+        expected: 'a form mode request (mode "form" or no mode) carrying requestedSchema, an object',
+        actual: `requestedSchema ${show(p.requestedSchema, 100)}`,
+      };
+    }
+    return undefined;
+  }
+  if (p.mode !== 'url') return undefined;
+  if (typeof p.url !== 'string' || typeof p.elicitationId !== 'string') {
+    return {
+      part: 'elicitation-url',
+      expected: 'a URL mode request carrying url and elicitationId, both strings',
+      actual: `url ${show(p.url, 100)}, elicitationId ${show(p.elicitationId, 100)}`,
+    };
+  }
+  if (!parsesAsUrl(p.url)) return { part: 'elicitation-url-valid', expected: 'a url that parses as a URL', actual: `url ${show(p.url, 200)}` };
+  return undefined;
+}
+
+/**
+ * For protocol/messages-schema-valid: every elicitation/create request the
+ * server sent in the run, judged on the parts above; a request found at fault
+ * is set aside from the schema findings (its frame is judged).
+ */
+export function judgeElicitationRequests(t: Probe): void {
+  if (t.ctx.era !== 'legacy') return;
+  let shown = 0;
+  let judged = 0;
+  for (const m of inboundMessages(t)) {
+    if (m.kind !== 'request' || m.msg.method !== 'elicitation/create') continue;
+    judged++;
+    const fault = elicitationRequestFault(m.msg.params);
+    if (!fault) continue;
+    t.ctx.framesJudged.add(frameKey(m.frame));
+    if (shown++ >= SHOWN) continue;
+    t.expect(false, { part: fault.part, expected: fault.expected, actual: `an elicitation/create request with ${fault.actual}`, wire: [m.frame] });
+  }
+  t.note('elicitation requests judged', judged);
+}
+
+/** The elicitation ids a server message establishes: a URL mode elicitation/create's, or those of a -32042 error's elicitations. */
+function establishedIds(msg: JsonObject): string[] {
+  if (msg.method === 'elicitation/create' && 'id' in msg) {
+    const id = (msg.params as JsonObject | undefined)?.elicitationId;
+    return typeof id === 'string' ? [id] : [];
+  }
+  const error = msg.error as JsonObject | undefined;
+  if (typeof error !== 'object' || error === null || error.code !== URL_ELICITATION_REQUIRED) return [];
+  const list = (error.data as JsonObject | undefined)?.elicitations;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((e) => (typeof (e as JsonObject)?.elicitationId === 'string' ? [(e as JsonObject).elicitationId as string] : []));
+}
+
+/** URLElicitationRequiredError's code (2025-11-25 client/elicitation "URL Elicitation Required Error"). */
+const URL_ELICITATION_REQUIRED = -32042;
+
+const parsed = (text: string): JsonObject | undefined => {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Judged over every connection of the run, frame by frame: a completion
+ * notification must name an id an earlier message of the server established
+ * on that connection. When the connection's log lost frames (its bound, or a
+ * frame cut short), an id it does not know is not judged: the message that
+ * established it may be the lost one. The schema defines no notification
+ * definition the session validates this one against, so its elicitationId is
+ * this check's alone.
+ */
+export const completeId = defineCheck({
+  id: 'elicitation/complete-id',
+  title: 'notifications/elicitation/complete names the elicitationId of an elicitation the server started on that connection',
+  level: 'MUST',
+  spec: { ...ELICITATION, section: 'Completion Notifications for URL Mode Elicitation' },
+  quote: 'Servers sending notifications: … MUST include the elicitationId established in the original elicitation/create request.',
+  observer: true,
+  async run(t) {
+    let seen = 0;
+    for (const s of t.ctx.allSessions()) {
+      const frames = s.frames();
+      let whole = (frames[0]?.seq ?? 1) === 1;
+      const known = new Set<string>();
+      for (const frame of frames) {
+        if (frame.dir !== 'in') continue;
+        const msg = frame.truncated ? undefined : parsed(frame.text);
+        if (!msg) {
+          whole &&= !frame.truncated;
+          continue;
+        }
+        if (msg.method !== 'notifications/elicitation/complete' || 'id' in msg) {
+          for (const id of establishedIds(msg)) known.add(id);
+          continue;
+        }
+        seen++;
+        const id = (msg.params as JsonObject | undefined)?.elicitationId;
+        if (typeof id === 'string' && (known.has(id) || !whole)) continue;
+        t.expect(false, {
+          expected: `an elicitationId an earlier elicitation/create (or -32042 error) of the server established on this connection (${show([...known], 200)})`,
+          actual: `notifications/elicitation/complete with elicitationId ${show(id, 100)}`,
+          wire: [frame],
+        });
+      }
+    }
+    t.note('completion notifications', seen);
+    if (seen === 0) {
+      t.notObserved(
+        'the server sent no notifications/elicitation/complete in the run: configure capabilityTool with a tool that makes the server elicit in URL mode (the server MAY then send the notification)',
+      );
+    }
+  },
+});
+
+export const elicitationChecks = [supportedModes, completeId];

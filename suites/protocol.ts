@@ -12,6 +12,7 @@ import { defineCheck, schedule, show } from './check.js';
 import type { WireFrame } from '../model/wire.js';
 import { judgeViolations, SHOWN } from './violations.js';
 import { inboundMessages } from './wire-messages.js';
+import { ELICITATION_REQUEST_PARTS, judgeElicitationRequests } from './elicitation.js';
 
 /** The result types of the core protocol. */
 const RESULT_TYPES = ['complete', 'input_required'];
@@ -143,9 +144,13 @@ export const messagesSchemaValid = defineCheck({
       quote: 'Notifications MUST NOT include an ID.',
       legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Notifications' } },
     },
+    // Legacy era: the parameters an elicitation/create request must carry, as client/elicitation states them.
+    ...ELICITATION_REQUEST_PARTS,
   },
   observer: true,
   async run(t) {
+    // First: a request these parts judge is set aside from the schema findings below.
+    judgeElicitationRequests(t);
     judgeViolations(t, ['response-without-result'], 'a response with a result (or an error)', 'response', 'result-field');
     judgeViolations(t, ['notification-with-id'], 'a notification without an id', 'notification', 'notification-id');
     const sessions = t.ctx.allSessions();
