@@ -104,7 +104,8 @@ export const ELICITATION_REQUEST_PARTS: Record<string, Rule> = {
   'elicitation-form': {
     level: 'MUST',
     spec: { ...ELICITATION, section: 'Form Mode Elicitation Requests' },
-    quote: 'Form mode elicitation requests MUST either specify mode: "form" or omit the mode field, and include these additional parameters:',
+    quote:
+      'Form mode elicitation requests MUST either specify mode: "form" or omit the mode field, and include these additional parameters:',
   },
   'elicitation-url': {
     level: 'MUST',
@@ -158,7 +159,8 @@ export function elicitationRequestFault(params: unknown): { part: string; expect
       actual: `url ${show(p.url, 100)}, elicitationId ${show(p.elicitationId, 100)}`,
     };
   }
-  if (!parsesAsUrl(p.url)) return { part: 'elicitation-url-valid', expected: 'a url that parses as a URL', actual: `url ${show(p.url, 200)}` };
+  if (!parsesAsUrl(p.url))
+    return { part: 'elicitation-url-valid', expected: 'a url that parses as a URL', actual: `url ${show(p.url, 200)}` };
   return undefined;
 }
 
@@ -178,7 +180,12 @@ export function judgeElicitationRequests(t: Probe): void {
     if (!fault) continue;
     t.ctx.framesJudged.add(frameKey(m.frame));
     if (shown++ >= SHOWN) continue;
-    t.expect(false, { part: fault.part, expected: fault.expected, actual: `an elicitation/create request with ${fault.actual}`, wire: [m.frame] });
+    t.expect(false, {
+      part: fault.part,
+      expected: fault.expected,
+      actual: `an elicitation/create request with ${fault.actual}`,
+      wire: [m.frame],
+    });
   }
   t.note('elicitation requests judged', judged);
 }
