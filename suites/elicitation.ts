@@ -215,56 +215,107 @@ const parsed = (text: string): JsonObject | undefined => {
   }
 };
 
+/** A completion notification as the connection it came on saw it. */
+interface Completion {
+  frame: WireFrame;
+  elicitationId: unknown;
+  /** An earlier message of the server on this connection established the id. */
+  known: boolean;
+  /** The connection's log holds every frame up to this one (none lost to its bound, none cut short). */
+  whole: boolean;
+  /** Ids the server established on the other connections of the run. */
+  elsewhere: ReadonlySet<string>;
+}
+
+/** Every notifications/elicitation/complete of the run, each with what its connection had established before it. */
+function completions(t: Probe): Completion[] {
+  const perSession = t.ctx.allSessions().map((s) => {
+    const frames = s.frames();
+    let whole = (frames[0]?.seq ?? 1) === 1;
+    const known = new Set<string>();
+    const seen: Array<Omit<Completion, 'elsewhere'>> = [];
+    for (const frame of frames) {
+      if (frame.dir !== 'in') continue;
+      const msg = frame.truncated ? undefined : parsed(frame.text);
+      whole &&= !frame.truncated;
+      if (!msg) continue;
+      if (msg.method === 'notifications/elicitation/complete' && !('id' in msg)) {
+        const elicitationId = (msg.params as JsonObject | undefined)?.elicitationId;
+        seen.push({ frame, elicitationId, known: typeof elicitationId === 'string' && known.has(elicitationId), whole });
+      } else for (const id of establishedIds(msg)) known.add(id);
+    }
+    return { known, seen };
+  });
+  return perSession.flatMap((mine, i) => {
+    const elsewhere = new Set(perSession.flatMap((other, j) => (j === i ? [] : [...other.known])));
+    return mine.seen.map((c) => ({ ...c, elsewhere }));
+  });
+}
+
+const NO_COMPLETION =
+  'the server sent no notifications/elicitation/complete in the run: configure capabilityTool with a tool that makes the server elicit in URL mode (the server MAY then send the notification)';
+
 /**
  * Judged over every connection of the run, frame by frame: a completion
  * notification must name an id an earlier message of the server established
  * on that connection. When the connection's log lost frames (its bound, or a
  * frame cut short), an id it does not know is not judged: the message that
- * established it may be the lost one. The schema defines no notification
- * definition the session validates this one against, so its elicitationId is
+ * established it may be the lost one. An id another connection established is
+ * complete-to-initiator's. The schema gives the session no definition to
+ * validate this notification against beyond JSON-RPC, so its elicitationId is
  * this check's alone.
  */
 export const completeId = defineCheck({
   id: 'elicitation/complete-id',
-  title: 'notifications/elicitation/complete names the elicitationId of an elicitation the server started on that connection',
+  title: 'notifications/elicitation/complete names the elicitationId of an elicitation the server started',
   level: 'MUST',
   spec: { ...ELICITATION, section: 'Completion Notifications for URL Mode Elicitation' },
   quote: 'Servers sending notifications: … MUST include the elicitationId established in the original elicitation/create request.',
   observer: true,
   async run(t) {
-    let seen = 0;
-    for (const s of t.ctx.allSessions()) {
-      const frames = s.frames();
-      let whole = (frames[0]?.seq ?? 1) === 1;
-      const known = new Set<string>();
-      for (const frame of frames) {
-        if (frame.dir !== 'in') continue;
-        const msg = frame.truncated ? undefined : parsed(frame.text);
-        if (!msg) {
-          whole &&= !frame.truncated;
-          continue;
-        }
-        if (msg.method !== 'notifications/elicitation/complete' || 'id' in msg) {
-          for (const id of establishedIds(msg)) known.add(id);
-          continue;
-        }
-        seen++;
-        const id = (msg.params as JsonObject | undefined)?.elicitationId;
-        if (typeof id === 'string' && (known.has(id) || !whole)) continue;
-        t.expect(false, {
-          expected: `an elicitationId an earlier elicitation/create (or -32042 error) of the server established on this connection (${show([...known], 200)})`,
-          actual: `notifications/elicitation/complete with elicitationId ${show(id, 100)}`,
-          wire: [frame],
-        });
-      }
-    }
-    t.note('completion notifications', seen);
-    if (seen === 0) {
-      t.notObserved(
-        'the server sent no notifications/elicitation/complete in the run: configure capabilityTool with a tool that makes the server elicit in URL mode (the server MAY then send the notification)',
-      );
+    const all = completions(t);
+    t.note('completion notifications', all.length);
+    if (all.length === 0) t.notObserved(NO_COMPLETION);
+    for (const c of all) {
+      const id = c.elicitationId;
+      if (typeof id === 'string' && (c.known || !c.whole || c.elsewhere.has(id))) continue;
+      t.expect(false, {
+        expected: 'the elicitationId of an elicitation/create (or a -32042 error) the server sent earlier on this connection',
+        actual: `notifications/elicitation/complete with elicitationId ${show(id, 100)}, which no earlier message of the server established`,
+        wire: [c.frame],
+      });
     }
   },
 });
 
-export const elicitationChecks = [supportedModes, completeId];
+/**
+ * HTTP only: on stdio a connection is its own server process, which knows no
+ * other connection's elicitations. A completion notification for an id that
+ * another connection (another MCP session) of the run established, and this
+ * one did not, went to a client that did not initiate the elicitation.
+ */
+export const completeToInitiator = defineCheck({
+  id: 'elicitation/complete-to-initiator',
+  title: 'notifications/elicitation/complete goes only to the client whose connection the elicitation was started on',
+  level: 'MUST',
+  spec: { ...ELICITATION, section: 'Completion Notifications for URL Mode Elicitation' },
+  quote: 'Servers sending notifications: … MUST only send the notification to the client that initiated the elicitation request.',
+  transports: ['http'],
+  observer: true,
+  async run(t) {
+    const all = completions(t);
+    t.note('completion notifications', all.length);
+    if (all.length === 0) t.notObserved(NO_COMPLETION);
+    for (const c of all) {
+      const id = c.elicitationId;
+      if (typeof id !== 'string' || c.known || !c.whole || !c.elsewhere.has(id)) continue;
+      t.expect(false, {
+        expected: 'a completion notification only on the connection (MCP session) whose elicitation it names',
+        actual: `notifications/elicitation/complete for ${show(id, 100)}, an elicitation the server started on another connection of the run, came on this one`,
+        wire: [c.frame],
+      });
+    }
+  },
+});
+
+export const elicitationChecks = [supportedModes, completeId, completeToInitiator];
