@@ -4,7 +4,12 @@
  * (`elicitation: {}` means form mode only; a request without `mode` is form
  * mode). The configured capability tool, when it needs elicitation, is
  * called on two fresh connections: one declaring form mode only, one URL
- * mode only (with the tool's other required capabilities).
+ * mode only (with the tool's other required capabilities). The completion
+ * notifications (notifications/elicitation/complete) are judged over the
+ * whole run: each names an elicitation the server started on its connection
+ * (complete-id), and on HTTP none reaches a session that was not asked
+ * (complete-to-initiator). The parameters of every elicitation/create request
+ * are parts of protocol/messages-schema-valid (ELICITATION_REQUEST_PARTS).
  */
 import type { Session } from '../harness/session.js';
 import { defineCheck, describeAnswer, frameKey, show, type Probe, type Rule } from './check.js';
