@@ -171,11 +171,13 @@ export function elicitationRequestFault(params: unknown): { part: string; expect
 
 /**
  * For protocol/messages-schema-valid: every elicitation/create request the
- * server sent in the run, judged on the parts above; a request found at fault
- * is set aside from the schema findings (its frame is judged).
+ * server sent in the run, judged on the parts above; returns the frames found
+ * at fault, which the check's schema findings then leave aside (the other
+ * checks still judge the rest of such a request, e.g. its id).
  */
-export function judgeElicitationRequests(t: Probe): void {
-  if (t.ctx.era !== 'legacy') return;
+export function judgeElicitationRequests(t: Probe): Set<string> {
+  const judgedHere = new Set<string>();
+  if (t.ctx.era !== 'legacy') return judgedHere;
   let shown = 0;
   let judged = 0;
   for (const m of inboundMessages(t)) {
@@ -183,7 +185,7 @@ export function judgeElicitationRequests(t: Probe): void {
     judged++;
     const fault = elicitationRequestFault(m.msg.params);
     if (!fault) continue;
-    t.ctx.framesJudged.add(frameKey(m.frame));
+    judgedHere.add(frameKey(m.frame));
     if (shown++ >= SHOWN) continue;
     t.expect(false, {
       part: fault.part,
@@ -193,6 +195,7 @@ export function judgeElicitationRequests(t: Probe): void {
     });
   }
   t.note('elicitation requests judged', judged);
+  return judgedHere;
 }
 
 /** The elicitation ids a server message establishes: a URL mode elicitation/create's, or those of a -32042 error's elicitations. */

@@ -150,7 +150,7 @@ export const messagesSchemaValid = defineCheck({
   observer: true,
   async run(t) {
     // First: a request these parts judge is set aside from the schema findings below.
-    judgeElicitationRequests(t);
+    const elicitationFaults = judgeElicitationRequests(t);
     judgeViolations(t, ['response-without-result'], 'a response with a result (or an error)', 'response', 'result-field');
     judgeViolations(t, ['notification-with-id'], 'a notification without an id', 'notification', 'notification-id');
     const sessions = t.ctx.allSessions();
@@ -178,7 +178,7 @@ export const messagesSchemaValid = defineCheck({
         transportRejections.map((ex) => `${ex.method}: HTTP ${ex.http!.status}`),
       );
     }
-    judgeViolations(t, ['schema-invalid'], 'a schema-valid notification');
+    judgeViolations(t, ['schema-invalid'], 'a schema-valid notification', 'message', undefined, elicitationFaults);
     t.note('invalid responses', unjudged.length);
     for (const ex of unjudged.slice(0, SHOWN)) {
       t.expect(false, {

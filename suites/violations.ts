@@ -12,10 +12,18 @@ export const SHOWN = 5;
  * One finding per kept violation of `kinds` (the first few), across every
  * connection of the run; the first finding says how many there were in all.
  */
-export function judgeViolations(t: Probe, kinds: ViolationKind[], expected: string, noun = 'message', part?: string): void {
+export function judgeViolations(
+  t: Probe,
+  kinds: ViolationKind[],
+  expected: string,
+  noun = 'message',
+  part?: string,
+  /** Frames (`frameKey`) this check judged under another rule of its own: left aside here only. */
+  setAside?: ReadonlySet<string>,
+): void {
   const sessions = t.ctx.allSessions();
   // A frame another check already judged as its own finding is that check's.
-  const elsewhere = (v: Violation) => !!v.frame && t.ctx.framesJudged.has(frameKey(v.frame));
+  const elsewhere = (v: Violation) => !!v.frame && (t.ctx.framesJudged.has(frameKey(v.frame)) || !!setAside?.has(frameKey(v.frame)));
   const all = sessions.flatMap((s) => s.violations.filter((v) => kinds.includes(v.kind)));
   const kept = all.filter((v) => !elsewhere(v));
   const count = sessions.reduce((n, s) => n + s.countOf(...kinds), 0) - (all.length - kept.length);
