@@ -9,10 +9,11 @@
  */
 import { INPUT_REQUEST_KINDS } from '../harness/mrtr.js';
 import type { Violation, ViolationKind } from '../harness/session.js';
-import { defineCheck, schedule, show } from './check.js';
+import { defineCheck, frameKey, schedule, show } from './check.js';
 import type { WireFrame } from '../model/wire.js';
 import { judgeViolations, SHOWN } from './violations.js';
 import { inboundMessages } from './wire-messages.js';
+import { ELICITATION_REQUEST_PARTS, judgeElicitationRequests } from './elicitation.js';
 
 /** The result types of the core protocol. */
 const RESULT_TYPES = ['complete', 'input_required'];
@@ -174,9 +175,13 @@ export const messagesSchemaValid = defineCheck({
       quote: 'Notifications MUST NOT include an ID.',
       legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Notifications' } },
     },
+    // Legacy era: the parameters an elicitation/create request must carry, as client/elicitation states them.
+    ...ELICITATION_REQUEST_PARTS,
   },
   observer: true,
   async run(t) {
+    // First: a request these parts judge is set aside from the schema findings below.
+    const elicitationFaults = judgeElicitationRequests(t);
     judgeViolations(t, ['response-without-result'], 'a response with a result (or an error)', 'response', 'result-field');
     judgeViolations(t, ['notification-with-id'], 'a notification without an id', 'notification', 'notification-id');
     const sessions = t.ctx.allSessions();
@@ -204,7 +209,15 @@ export const messagesSchemaValid = defineCheck({
         transportRejections.map((ex) => `${ex.method}: HTTP ${ex.http!.status}`),
       );
     }
-    judgeViolations(t, ['schema-invalid'], 'a schema-valid notification');
+    // A request one of the elicitation parts judged is left aside here (that part's finding).
+    judgeViolations(
+      t,
+      ['schema-invalid'],
+      'a schema-valid notification',
+      'message',
+      undefined,
+      (v) => !v.frame || !elicitationFaults.has(frameKey(v.frame)),
+    );
     t.note('invalid responses', unjudged.length);
     for (const ex of unjudged.slice(0, SHOWN)) {
       t.expect(false, {

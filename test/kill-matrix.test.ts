@@ -125,6 +125,8 @@ describe('kill matrix', () => {
       for (const { id, check: checkId, part } of partBreaks(breaks)) {
         const check = catalogue.find((c) => c.id === checkId)!;
         if (!check.transports.includes(transport) || !check.revisions.includes('modern')) continue;
+        // A part only the 2025-11-25 pages state (e.g. the elicitation/create parameters) is the legacy era's: kill-matrix-legacy.test.ts.
+        if (check.parts![part]!.spec.revision === '2025-11-25') continue;
         it(`--break ${id} is caught by ${checkId} alone, on its part ${part}`, async ({ expect }) => {
           const result = await run(transport, '--break', id);
           const info = describeRun(result);
