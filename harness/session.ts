@@ -251,7 +251,7 @@ export class Session {
   /** Legacy era, HTTP: how the server answered each standalone GET. */
   readonly getStreams: HttpInfo[] = [];
   /** Legacy era: the ids of the requests the server sent on this connection, per MCP session (bounded). */
-  private readonly serverRequestIds = new Set<string>();
+  private readonly serverRequestIds = new Map<string, { text: string; stream: string }>();
   /** stdio: the unparsed lines that may be one message split over lines. */
   private split: SplitMessage | undefined;
   private readonly cancellationLog = new CancellationLog();
@@ -1119,14 +1119,19 @@ export class Session {
     // none has no session spanning its POSTs, so its ids are not compared across them).
     const scope = this.kind === 'stdio' ? '' : this.transport.sessionId;
     const key = validId && scope !== undefined ? `${scope}\0${idKey(id as RequestId)}` : undefined;
+    const stream = frame.http?.standalone ? 'get' : `post:${String(frame.http?.requestId)}`;
+    const earlier = key !== undefined ? this.serverRequestIds.get(key) : undefined;
     if (!validId) this.violate('request-id-invalid', `the server sent a ${method} request with the id ${shownId}`, frame);
-    else if (key !== undefined && this.serverRequestIds.has(key)) {
+    else if (earlier && this.kind === 'http' && earlier.text === JSON.stringify(obj) && earlier.stream !== stream) {
+      // The very same request on another stream of the session: a broadcast (sessions/no-broadcast's), not a reused id.
+    } else if (earlier) {
       this.violate(
         'request-id-reused',
         `the server sent a ${method} request with the id ${shownId}, which an earlier request of the server used in this session`,
         frame,
       );
-    } else if (key !== undefined && this.serverRequestIds.size < MAX_REMEMBERED_IDS) this.serverRequestIds.add(key);
+    } else if (key !== undefined && this.serverRequestIds.size < MAX_REMEMBERED_IDS)
+      this.serverRequestIds.set(key, { text: JSON.stringify(obj), stream });
     const checked = this.validate(validId ? obj : { ...obj, id: 0 });
     if (checked.unvalidated)
       this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
