@@ -16,8 +16,9 @@
  * `tasks/result` sent at once (it blocks until the task is terminal), polling
  * with `tasks/get` at the task's `pollInterval` (or sooner, on a status
  * notification) until the task is terminal, within the request timeout, and
- * `tasks/result` and `tasks/get` once more. The cancellation check creates a
- * task of its own.
+ * `tasks/result` and `tasks/get` once more. The call carries a progressToken,
+ * and the drive records every notifications/progress naming it. The
+ * cancellation check creates a task of its own.
  */
 import fc from 'fast-check';
 import { RequestTimeoutError } from '../harness/errors.js';
@@ -28,6 +29,7 @@ import { defineCheck, describeAnswer, memoKey, show, VerdictSignal, type Probe }
 import { NEVER_ISSUED_CURSOR } from './pagination.js';
 import { whyNotCallableAsWritten } from './safety.js';
 import type { JsonObject } from '../model/json.js';
+import type { WireFrame } from '../model/wire.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 
 /** The task augmentation the probes carry (TaskMetadata). */
@@ -168,9 +170,16 @@ export interface TaskDrive {
   tookMs?: number;
   /** Why the drive stopped short. */
   problem?: string;
+  /** The progressToken the task-augmented call carried, and every notifications/progress naming it during the drive. */
+  progressToken: string;
+  progress: WireFrame[];
 }
 
 const drives = memoKey<Promise<TaskDrive>>('tasks: the task driven to its end');
+
+/** The progressToken of the task drive's call: its notifications/progress are tasks/progress-stops', not progress/notifications'. */
+export const TASK_PROGRESS_PREFIX = 'mcpc-task-progress-';
+let driven = 0;
 
 /** The run's task drive (made by the first check that asks). */
 function driveTask(t: Probe): Promise<TaskDrive> {
@@ -189,8 +198,31 @@ async function ask(session: Session, method: string, params: JsonObject, timeout
 
 async function drive(t: Probe, call: TaskCall): Promise<TaskDrive> {
   const session = t.session;
-  const create = await session.request('tools/call', { ...call.params, task: { ...TASK } });
-  const d: TaskDrive = { call, session, create, gets: [] };
+  const progressToken = `${TASK_PROGRESS_PREFIX}${++driven}`;
+  const progress: WireFrame[] = [];
+  const off = session.onMessage((msg, frame) => {
+    if (msg.method === 'notifications/progress' && isObject(msg.params) && msg.params.progressToken === progressToken) progress.push(frame);
+  });
+  try {
+    return await driveWith(t, call, session, { progressToken, progress });
+  } finally {
+    off();
+  }
+}
+
+async function driveWith(
+  t: Probe,
+  call: TaskCall,
+  session: Session,
+  watch: Pick<TaskDrive, 'progressToken' | 'progress'>,
+): Promise<TaskDrive> {
+  const meta = isObject(call.params._meta) ? call.params._meta : {};
+  const create = await session.request('tools/call', {
+    ...call.params,
+    task: { ...TASK },
+    _meta: { ...meta, progressToken: watch.progressToken },
+  });
+  const d: TaskDrive = { call, session, create, gets: [], ...watch };
   const task = createdTask(create);
   if (!isObject(task) || typeof task.taskId !== 'string') {
     d.problem = `the task-augmented tools/call was answered without a task id: ${describeAnswer(create)}`;
@@ -697,6 +729,35 @@ export const requiredNeedsTask = defineCheck({
   },
 });
 
+export const progressStops = defineCheck({
+  id: 'tasks/progress-stops',
+  title: "no progress for a task after it was seen in a terminal status (the task-augmented call's progressToken)",
+  level: 'MUST',
+  spec: { revision: '2025-11-25', page: 'basic/utilities/progress', section: 'Behavior Requirements' },
+  quote: 'Progress notifications for tasks MUST stop after the task reaches a terminal status (completed, failed, or cancelled)',
+  // stdio only: one ordered stream, so a notification read after the terminal answer was sent after it (on HTTP a
+  // GET-stream notification sent before the task ended may arrive after a POST's answer that shows it ended).
+  transports: ['stdio'],
+  async run(t) {
+    requireTaskCalls(t);
+    const d = await drivenTask(t, true);
+    t.note('progress notifications for the task', d.progress.length);
+    if (!d.progress.length)
+      return t.notObserved(
+        `the server sent no notifications/progress for the task (progressToken ${show(d.progressToken)}; it MAY send none)`,
+      );
+    const first = driveExchanges(d).find((ex) => isTerminal(taskOf(ex)?.status));
+    if (!first) return t.notObserved('no answer showed the task terminal');
+    const after = d.progress.filter((f) => f.connection === first.frames[0]?.connection && f.seq > lastSeq(first));
+    for (const frame of after.slice(0, 3))
+      t.expect(false, {
+        expected: `no notifications/progress for ${show(d.progressToken)} once ${first.method} said the task is ${show(taskOf(first)!.status)}`,
+        actual: `${frame.text.slice(0, 200)} after it`,
+        wire: [...first.frames, frame],
+      });
+  },
+});
+
 export const taskChecks = [
   ignoredWithoutCapability,
   createTaskResult,
@@ -708,4 +769,5 @@ export const taskChecks = [
   listRetrievable,
   forbiddenToolRefused,
   requiredNeedsTask,
+  progressStops,
 ];
