@@ -114,7 +114,10 @@ describe('kill matrix, legacy era', () => {
       for (const { id, check: checkId, part } of legacyParts) {
         const check = catalogue.find((c) => c.id === checkId)!;
         if (!check.transports.includes(transport)) continue;
+        // One transport per part variant, as in kill-matrix.test.ts: stdio for a check of both eras (as its own variant
+        // here), otherwise Streamable HTTP where the check applies there.
         if (check.revisions.length > 1 && transport === 'http' && check.transports.includes('stdio')) continue;
+        if (check.revisions.length === 1 && transport === 'stdio' && check.transports.includes('http')) continue;
         it(`--break ${id} is caught by ${checkId} alone, on its part ${part}`, async ({ expect }) => {
           const result = await run(transport, '--break', id);
           const info = describeRun(result);
