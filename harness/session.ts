@@ -902,10 +902,8 @@ export class Session {
     for (const l of [...this.listeners]) l(obj, frame);
   }
 
-  /** A notification from the server: validated against the schema, then routed. */
-  private onNotification(obj: JsonObject, frame: WireFrame): void {
-    this.received.notifications++;
-    const checked = this.validate(obj);
+  /** A server message's schema verdict, recorded: unvalidated (too deep) or invalid against its definition. */
+  private judgeSchema(obj: JsonObject, checked: { def: string; errors: string[]; unvalidated?: string }, frame: WireFrame): void {
     if (checked.unvalidated)
       this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
     else if (checked.errors.length) {
@@ -915,6 +913,12 @@ export class Session {
         frame,
       );
     }
+  }
+
+  /** A notification from the server: validated against the schema, then routed. */
+  private onNotification(obj: JsonObject, frame: WireFrame): void {
+    this.received.notifications++;
+    this.judgeSchema(obj, this.validate(obj), frame);
     if (obj.method === 'notifications/cancelled') this.noteCancellation(obj, frame);
     this.routeNotification(obj, frame);
   }
@@ -1132,16 +1136,7 @@ export class Session {
       );
     } else if (key !== undefined && this.serverRequestIds.size < MAX_REMEMBERED_IDS)
       this.serverRequestIds.set(key, { text: JSON.stringify(obj), stream });
-    const checked = this.validate(validId ? obj : { ...obj, id: 0 });
-    if (checked.unvalidated)
-      this.violate('unvalidated', `${truncate(String(obj.method), 100)} could not be validated: ${checked.unvalidated}`, frame);
-    else if (checked.errors.length) {
-      this.violate(
-        'schema-invalid',
-        `${truncate(String(obj.method), 100)} is not a valid ${checked.def}: ${checked.errors.join('; ')}`,
-        frame,
-      );
-    }
+    this.judgeSchema(obj, this.validate(validId ? obj : { ...obj, id: 0 }), frame);
     const params = typeof obj.params === 'object' && obj.params !== null ? (obj.params as JsonObject) : undefined;
     const answer = this.profile.answer!(String(obj.method), params);
     const text = JSON.stringify({ jsonrpc: '2.0', id: obj.id, ...answer });

@@ -10,7 +10,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { quote } from 'shell-quote';
+import type { ExpectStatic } from 'vitest';
 import type { CheckResult, RunResult, Verdict } from '../model/results.js';
+import type { Era } from '../model/wire.js';
+import { quoteFor, type Check } from '../suites/check.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const REFERENCE = join(ROOT, 'fixtures/servers/reference/server.js');
@@ -70,6 +73,23 @@ export function verdictsOf(check: CheckResult): Verdict[] {
  */
 export function partBreaks(breaks: readonly string[]): Array<{ id: string; check: string; part: string }> {
   return breaks.filter((b) => b.includes('#')).map((id) => ({ id, check: id.split('#')[0]!, part: id.split('#')[1]! }));
+}
+
+/**
+ * A part variant's run: caught by its check alone, with a finding that quotes the part's sentence in the era's
+ * words and shows the wire. `expect` is the test's own (concurrent tests assert through their context).
+ */
+export function expectPartCaught(expect: ExpectStatic, result: RunResult, check: Check, part: string, era: Era): void {
+  const info = describeRun(result);
+  expect(result.aborted, info).toBeUndefined();
+  expect(brokenChecks(result), info).toEqual([check.id]);
+  const findings = result.checks.find((c) => c.id === check.id)!.results.flatMap((r) => r.findings);
+  const quote = quoteFor(check.parts![part]!, era);
+  expect(
+    findings.map((f) => f.requirement),
+    info,
+  ).toContain(quote);
+  expect(findings.find((f) => f.requirement === quote)!.wire.length, 'a finding shows the wire').toBeGreaterThan(0);
 }
 
 /** Checks with any subject at fail or warn. */

@@ -13,8 +13,7 @@ import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
 import type { RunResult } from '../model/results.js';
 import { execFileSync } from 'node:child_process';
-import { brokenChecks, describeRun, freePort, partBreaks, REFERENCE, referenceCommand, ROOT } from './helpers.js';
-import { quoteFor } from '../suites/check.js';
+import { brokenChecks, describeRun, freePort, expectPartCaught, partBreaks, REFERENCE, referenceCommand, ROOT } from './helpers.js';
 import type { TransportKind } from '../model/wire.js';
 
 /** The reference server's fixture file (which non-read-only tools the generated calls may call), as in kill-matrix.test.ts. */
@@ -119,15 +118,7 @@ describe('kill matrix, legacy era', () => {
         if (check.revisions.length > 1 && transport === 'http' && check.transports.includes('stdio')) continue;
         if (check.revisions.length === 1 && transport === 'stdio' && check.transports.includes('http')) continue;
         it(`--break ${id} is caught by ${checkId} alone, on its part ${part}`, async ({ expect }) => {
-          const result = await run(transport, '--break', id);
-          const info = describeRun(result);
-          expect(result.aborted, info).toBeUndefined();
-          expect(brokenChecks(result), info).toEqual([checkId]);
-          const findings = result.checks.find((c) => c.id === checkId)!.results.flatMap((r) => r.findings);
-          expect(
-            findings.map((f) => f.requirement),
-            info,
-          ).toContain(quoteFor(check.parts![part]!, 'legacy'));
+          expectPartCaught(expect, await run(transport, '--break', id), check, part, 'legacy');
         });
       }
     });

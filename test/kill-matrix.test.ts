@@ -12,8 +12,7 @@ import { loadConfig } from '../engine/config.js';
 import { runConformance } from '../engine/run.js';
 import { catalogue } from '../suites/index.js';
 import type { RunResult } from '../model/results.js';
-import { brokenChecks, describeRun, freePort, partBreaks, REFERENCE, referenceCommand, ROOT } from './helpers.js';
-import { quoteFor } from '../suites/check.js';
+import { brokenChecks, describeRun, freePort, expectPartCaught, partBreaks, REFERENCE, referenceCommand, ROOT } from './helpers.js';
 import type { TransportKind } from '../model/wire.js';
 
 const breaks = execFileSync('node', [REFERENCE, '--list-breaks'], { encoding: 'utf8' }).trim().split('\n');
@@ -131,17 +130,7 @@ describe('kill matrix', () => {
         // A part only the 2025-11-25 pages state (e.g. the elicitation/create parameters) is the legacy era's: kill-matrix-legacy.test.ts.
         if (check.parts![part]!.spec.revision === '2025-11-25') continue;
         it(`--break ${id} is caught by ${checkId} alone, on its part ${part}`, async ({ expect }) => {
-          const result = await run(transport, '--break', id);
-          const info = describeRun(result);
-          expect(result.aborted, info).toBeUndefined();
-          expect(brokenChecks(result), info).toEqual([checkId]);
-          const findings = result.checks.find((c) => c.id === checkId)!.results.flatMap((r) => r.findings);
-          const quote = quoteFor(check.parts![part]!, 'modern');
-          expect(
-            findings.map((f) => f.requirement),
-            info,
-          ).toContain(quote);
-          expect(findings.find((f) => f.requirement === quote)!.wire.length, 'a finding shows the wire').toBeGreaterThan(0);
+          expectPartCaught(expect, await run(transport, '--break', id), check, part, 'modern');
         });
       }
     });
