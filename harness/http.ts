@@ -103,8 +103,7 @@ export class HttpTransport implements Transport {
     const started = Date.now();
     return new Promise<RawHttpResponse>((resolve, reject) => {
       if (this.closed) return reject(new TransportError('connection closed'));
-      const request = lib.request(this.url, { method, headers, agent: this.agent });
-      this.open.add(request);
+      let request!: http.ClientRequest;
       let answer: RawHttpResponse | undefined;
       const parts: Buffer[] = [];
       let size = 0;
@@ -126,13 +125,23 @@ export class HttpTransport implements Transport {
           reject(new TransportError(`no HTTP answer to ${method} within ${req.timeoutMs} ms`));
         }
       }, req.timeoutMs);
-      request.on('close', () => this.open.delete(request));
-      request.on('error', (err: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        if (answer) finish();
-        else reject(new TransportError(describeNetError(err, this.opts.url)));
-      });
-      request.on('response', (res) => {
+      const start = (retried: boolean) => {
+        const sent = lib.request(this.url, { method, headers, agent: this.agent });
+        request = sent;
+        this.open.add(sent);
+        sent.on('close', () => this.open.delete(sent));
+        sent.on('error', (err: NodeJS.ErrnoException) => {
+          // As for every POST (send): a kept-alive socket the server closed just as it was reused, before any
+          // answer, is Node's documented race, not the server's answer: the probe goes once more, on a fresh socket.
+          if (!retried && !answer && sent.reusedSocket && err.code === 'ECONNRESET' && !this.closed) return start(true);
+          clearTimeout(timer);
+          if (answer) finish();
+          else reject(new TransportError(describeNetError(err, this.opts.url)));
+        });
+        sent.on('response', onResponse);
+        sent.end(req.body);
+      };
+      const onResponse = (res: http.IncomingMessage) => {
         const headersOut: Record<string, string> = {};
         for (const [name, value] of Object.entries(res.headers)) {
           if (value !== undefined) headersOut[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
@@ -160,8 +169,8 @@ export class HttpTransport implements Transport {
         res.on('error', () => finish());
         res.on('end', () => finish());
         res.on('close', () => finish());
-      });
-      request.end(req.body);
+      };
+      start(false);
     });
   }
 
