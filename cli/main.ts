@@ -283,6 +283,8 @@ interface Prepared {
   headers: Record<string, string>;
   env: Record<string, string>;
   loaded?: LoadedConfig;
+  /** How the config file was found, for the reports. */
+  configFound?: '--config' | 'current folder';
   baseline?: Baseline;
 }
 
@@ -332,7 +334,7 @@ function prepare(flags: Flags): Prepared {
   return {
     headers: { ...resolveSecrets(server?.headers, process.env, 'header'), ...parseHeaders(flags.header) },
     env: { ...resolveSecrets(server?.env, process.env, 'env'), ...parseEnv(flags.env) },
-    ...(loaded ? { loaded } : {}),
+    ...(loaded ? { loaded, configFound: flags.config !== undefined ? ('--config' as const) : ('current folder' as const) } : {}),
     ...(flags.baseline !== undefined ? { baseline: loadBaseline(flags.baseline) } : {}),
   };
 }
@@ -369,6 +371,7 @@ function runOptions(flags: Flags, p: Prepared, argv: string[]): ConformanceOptio
     allowSideEffects: flags.allowSideEffects,
     invocation: argv,
     config: p.loaded?.config,
+    ...(p.loaded && p.configFound ? { configFile: { path: p.loaded.path, found: p.configFound } } : {}),
     cwd: p.loaded?.config.server?.cwd ? resolve(p.loaded.dir, p.loaded.config.server.cwd) : undefined,
   };
 }

@@ -15,7 +15,15 @@
 import picomatch from 'picomatch';
 import type { Check } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
-import { summarize, type CheckResult, type RunResult, type SubjectResult, type Verdict } from '../model/results.js';
+import {
+  summarize,
+  type CheckResult,
+  type LeftOut,
+  type LeftOutSource,
+  type RunResult,
+  type SubjectResult,
+  type Verdict,
+} from '../model/results.js';
 
 export interface Shard {
   /** 1-based. */
@@ -55,6 +63,30 @@ export function planChecks(plan: Plan, all: readonly Check[] = catalogue): Check
   const { index, total } = plan.shard;
   let k = 0;
   return selected.filter((c) => c.observer || k++ % total === index - 1);
+}
+
+/**
+ * The checks each negative pattern left out, by source: `--skip` first, then
+ * the configuration's `checks.exclude`, then `--check '!glob'`. A check
+ * matched by several patterns counts under the first; patterns that match
+ * nothing are listed with no checks, so a typo shows.
+ */
+export function leftOutChecks(
+  sources: { skip?: string[]; exclude?: string[]; include?: string[] },
+  all: readonly Check[] = catalogue,
+): LeftOut[] {
+  const patterns: Array<[LeftOutSource, string]> = [
+    ...(sources.skip ?? []).map((p): [LeftOutSource, string] => ['--skip', p]),
+    ...(sources.exclude ?? []).map((p): [LeftOutSource, string] => ['checks.exclude', p]),
+    ...(sources.include ?? []).filter((p) => p.startsWith('!')).map((p): [LeftOutSource, string] => ['--check', p]),
+  ].filter(([, p]) => p !== '' && p !== '!');
+  const taken = new Set<string>();
+  return patterns.map(([source, pattern]) => {
+    const match = picomatch(pattern.replace(/^!/, ''));
+    const checks = all.filter((c) => !taken.has(c.id) && match(c.id)).map((c) => c.id);
+    for (const id of checks) taken.add(id);
+    return { source, pattern, checks };
+  });
 }
 
 /** Words for an empty selection: which flags left nothing. */
@@ -144,6 +176,7 @@ function mergeParts(parts: RunResult[]): RunResult {
       .join('\n'),
     ...(aborted.length ? { aborted: [...new Set(aborted)].join('; ') } : {}),
     harnessErrors: parts.flatMap((p) => p.harnessErrors),
+    ...(first.selection ? { selection: first.selection } : {}),
     exitCode: 0,
   };
   const s = run.summary;

@@ -15,8 +15,8 @@
  */
 import { applyBaseline, loadBaseline, markExpected, type Baseline } from '../engine/baseline.js';
 import { DEFAULTS, runConformance as runEngine, toolVersion, type RunOptions } from '../engine/run.js';
-import { describePlan, planChecks, type Shard } from '../engine/shard.js';
-import { summarize, type RunResult } from '../model/results.js';
+import { describePlan, leftOutChecks, planChecks, type Shard } from '../engine/shard.js';
+import { summarize, type RunResult, type Selection } from '../model/results.js';
 
 export interface ConformanceOptions extends RunOptions {
   /** Check ids or globs left out (as `--skip`; the config's `checks.exclude` is added). */
@@ -25,6 +25,8 @@ export interface ConformanceOptions extends RunOptions {
   shard?: Shard;
   /** A baseline file's path, or its content: listed fails and warns do not fail the run, stale entries do. */
   baseline?: string | Baseline;
+  /** The configuration file `config` was read from, for the reports (the CLI sets it). */
+  configFile?: Selection['configFile'];
 }
 
 /** A result for a run that never started (bad options). */
@@ -51,12 +53,17 @@ export function abortedResult(cause: string, options: Pick<RunOptions, 'command'
 
 /** Runs the suite against one server; resolves to the result model. */
 export async function runConformance(options: ConformanceOptions): Promise<RunResult> {
-  const { skip, shard, baseline, ...engine } = options;
+  const { skip, shard, baseline, configFile, ...engine } = options;
+  const selection: Selection = {
+    ...(configFile ? { configFile } : {}),
+    leftOut: leftOutChecks({ skip, exclude: options.config?.checks?.exclude, include: options.checks }),
+  };
+  const withSelection = (run: RunResult): RunResult => ({ ...run, selection });
   let loaded: Baseline | undefined;
   try {
     loaded = typeof baseline === 'string' ? loadBaseline(baseline) : baseline;
   } catch (err) {
-    return abortedResult((err as Error).message, options);
+    return withSelection(abortedResult((err as Error).message, options));
   }
   const plan = {
     include: options.checks ?? [],
@@ -64,7 +71,8 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
     ...(shard ? { shard } : {}),
   };
   const selected = planChecks(plan);
-  if (selected.length === 0) return abortedResult(`no check is left to run by ${describePlan(plan)} (see "mcp-conformance list")`, options);
+  if (selected.length === 0)
+    return withSelection(abortedResult(`no check is left to run by ${describePlan(plan)} (see "mcp-conformance list")`, options));
   const onResult = engine.onResult;
   const run = await runEngine({
     ...engine,
@@ -72,7 +80,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
     // A live report shows a baselined failure as expected from the start.
     ...(onResult && loaded ? { onResult: (e) => (markExpected(e.result, loaded!), onResult(e)) } : {}),
   });
-  return loaded ? applyBaseline(run, loaded) : run;
+  return withSelection(loaded ? applyBaseline(run, loaded) : run);
 }
 
 export { applyBaseline, baselineEntries, baselineText, loadBaseline } from '../engine/baseline.js';
@@ -88,6 +96,9 @@ export type {
   BaselineEntry,
   BaselineOutcome,
   CheckInfo,
+  LeftOut,
+  LeftOutSource,
+  Selection,
   CheckResult,
   Finding,
   ReplayCase,

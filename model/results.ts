@@ -122,7 +122,29 @@ export interface RunResult {
   harnessErrors: string[];
   /** Set when the run was judged against a baseline (`--baseline`). */
   baseline?: BaselineOutcome;
+  /** What the run left out, and the configuration file it read (absent on results written before it was recorded). */
+  selection?: Selection;
   exitCode: 0 | 1 | 2;
+}
+
+/** Where a left-out check's pattern came from. */
+export type LeftOutSource = '--skip' | 'checks.exclude' | '--check';
+
+/** Checks one pattern left out of the run. */
+export interface LeftOut {
+  source: LeftOutSource;
+  /** The id or glob as given. */
+  pattern: string;
+  /** The checks it left out, in catalogue order (a check counts under the first pattern that matches it). */
+  checks: string[];
+}
+
+/** What a run left out of the catalogue, and the configuration file that took part. */
+export interface Selection {
+  /** The configuration file read (absolute), and how: named by --config, or found in the current folder. */
+  configFile?: { path: string; found: '--config' | 'current folder' };
+  /** Every pattern that left checks out, with the checks (`--check` globs that merely did not pick a check are not listed). */
+  leftOut: LeftOut[];
 }
 
 /** One entry of a baseline file: a known fail or warn of a check (and optionally one subject). */

@@ -12,6 +12,9 @@ import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '..
 import { safeClip, safeText } from './escape.js';
 import {
   LEGEND,
+  configFileText,
+  leftOutCount,
+  leftOutLines,
   VERDICT_LABEL,
   countVerdicts,
   countsText,
@@ -172,10 +175,11 @@ function renderEras(run: RunResult, opts: ConsoleOptions, checks = true): string
     return `${paint(title, 'bold')}\n${out.join('\n')}\n`;
   });
   const s = run.summary;
-  const lines = [
-    paint('━━ all eras ━━', 'bold'),
+  const lines = [paint('━━ all eras ━━', 'bold')];
+  renderLeftOut(run, paint, lines);
+  lines.push(
     `${paint('Summary:', 'bold')} ${s.pass} pass, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.notObserved} not observed  (${s.total} results, ${(run.eras ?? []).length} eras, ${formatDuration(run.durationMs)})`,
-  ];
+  );
   const word: Record<0 | 1 | 2, [string, Style[]]> = {
     0: ['PASSED', ['green', 'bold']],
     1: ['FAILED', ['red', 'bold']],
@@ -203,6 +207,18 @@ function renderHeader(run: RunResult, paint: Paint, out: string[]): void {
   if (run.seed !== undefined) rows.push(['Seed', safeText(run.seed)]);
   if (run.strict) rows.push(['Mode', 'strict (warnings count as failures)']);
   for (const [label, value] of rows) out.push(`  ${(label + ':').padEnd(10)} ${value}`);
+  renderLeftOut(run, paint, out);
+}
+
+/** The configuration file the run read, and the checks it left out (with the flag or file that did). */
+function renderLeftOut(run: RunResult, paint: Paint, out: string[]): void {
+  const config = configFileText(run);
+  if (config !== undefined) out.push(`  ${'Config:'.padEnd(10)} ${config}`);
+  const lines = leftOutLines(run);
+  if (lines.length === 0) return;
+  const n = leftOutCount(run);
+  out.push(`  ${'Left out:'.padEnd(10)} ${n} check${n === 1 ? '' : 's'} (not run, not counted)`);
+  for (const line of lines) out.push(paint(`    ${line}`, 'dim'));
 }
 
 /** `legacy era, detected: …` — how the run came to speak its era. */

@@ -10,7 +10,7 @@
  */
 import type { CheckResult, RunResult, SubjectResult } from '../model/results.js';
 import { safeClip } from './escape.js';
-import { specText, specUrl } from './text.js';
+import { configFileText, leftOutCount, leftOutLines, specText, specUrl } from './text.js';
 
 /** GitHub shows at most a few annotations per step; more are noise. */
 const MAX_ANNOTATIONS = 50;
@@ -93,6 +93,18 @@ function md(value: unknown, max = FIELD_CHARS): string {
     .replace(/\n/g, '<br>');
 }
 
+/** The configuration file and what the run left out (each pattern with its flag or file), for the step summary. */
+function leftOutSummary(run: RunResult): string[] {
+  const out: string[] = [];
+  const config = configFileText(run);
+  if (config !== undefined) out.push(`Config: ${md(config, 600)}`, '');
+  const lines = leftOutLines(run);
+  if (lines.length === 0) return out;
+  const n = leftOutCount(run);
+  out.push(`**Left out:** ${n} check${n === 1 ? '' : 's'} (not run, not counted)`, '', ...lines.map((l) => `- ${md(l)}`), '');
+  return out;
+}
+
 /** The step summary: counts, then each failure and warning with its spec link. */
 export function renderStepSummary(run: RunResult): string {
   const s = run.summary;
@@ -109,6 +121,7 @@ export function renderStepSummary(run: RunResult): string {
     '',
   ];
   if (run.aborted !== undefined) out.push(`**Aborted:** ${md(run.aborted)}`, '');
+  out.push(...leftOutSummary(run));
   const list = problems(run);
   const sections: Array<[string, Problem[]]> = [
     ['Failures', list.filter((p) => !p.r.expected && (p.r.verdict === 'fail' || (run.strict && p.r.verdict === 'warn')))],

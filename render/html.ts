@@ -19,6 +19,9 @@ import { VERDICTS } from '../model/results.js';
 import { safeClip, safeText } from './escape.js';
 import {
   VERDICT_LABEL,
+  configFileText,
+  leftOutCount,
+  leftOutLines,
   countVerdicts,
   countsText,
   formatDuration,
@@ -153,7 +156,22 @@ function header(run: RunResult): string {
   ];
   if (run.seed !== undefined) rows.push(['Seed', h(run.seed)]);
   if (run.strict) rows.push(['Mode', 'strict (warnings count as failures)']);
+  rows.push(...leftOutRows(run));
   return `<table class="meta">${rows.map(([k, v]) => `<tr><td>${k}</td><td>${v}</td></tr>`).join('')}</table>`;
+}
+
+/** The configuration file the run read, and the checks it left out, each pattern with its source. */
+function leftOutRows(run: RunResult): Array<[string, string]> {
+  const rows: Array<[string, string]> = [];
+  const config = configFileText(run);
+  if (config !== undefined) rows.push(['Config', `<code>${h(config)}</code>`]);
+  const lines = leftOutLines(run);
+  if (lines.length > 0) {
+    const n = leftOutCount(run);
+    const items = lines.map((l) => `<li>${h(l)}</li>`).join('');
+    rows.push(['Left out', `<span id="left-out">${n} check${n === 1 ? '' : 's'} (not run, not counted)</span><ul>${items}</ul>`]);
+  }
+  return rows;
 }
 
 function summary(run: RunResult): string {

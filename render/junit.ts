@@ -40,7 +40,7 @@ import jrbModule from 'junit-report-builder';
 import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 import type { CheckResult, Finding, RunResult, SubjectResult } from '../model/results.js';
 import { safeClip, safeText, xmlSafe } from './escape.js';
-import { frameText, groupByArea, lastFrames, replayCommand, specText, specUrl } from './text.js';
+import { configFileText, frameText, groupByArea, lastFrames, leftOutLines, replayCommand, specText, specUrl } from './text.js';
 
 /** Wire frames per finding in system-out. */
 const WIRE_FRAMES = 20;
@@ -181,7 +181,8 @@ export function renderJUnit(run: RunResult): string {
   const builder = rootBuilder(jrbModule).newBuilder();
   builder.name(t(`${run.tool.name} ${run.tool.version} (${run.revision})`));
   // --spec all: each era's suites, named `<revision> <area>` (classname `<revision>.<area>`).
-  for (const era of run.eras ?? [run]) addRun(builder, era, run.eras ? era.revision : '');
+  // Every era's suites carry the run's selection (what was left out, the config file).
+  for (const era of run.eras ?? [run]) addRun(builder, { ...era, ...selectionOf(run) }, run.eras ? era.revision : '');
   if (run.baseline && run.baseline.stale.length > 0) {
     const suite = builder.testSuite().name('baseline').timestamp(t(run.startedAt)).property('baseline', t(run.baseline.path));
     for (const e of run.baseline.stale) {
@@ -248,5 +249,12 @@ function suiteWithProperties(builder: Builder, run: RunResult, name: string): Te
   suite.property('tool', t(`${run.tool.name} ${run.tool.version}`)).property('revision', t(run.revision));
   if (run.seed !== undefined) suite.property('seed', String(run.seed));
   if (run.strict) suite.property('strict', 'true');
+  const config = configFileText(run);
+  if (config !== undefined) suite.property('config-file', t(config));
+  for (const line of leftOutLines(run)) suite.property('left-out', t(line));
   return suite;
+}
+
+function selectionOf(run: RunResult): Pick<RunResult, 'selection'> {
+  return run.selection ? { selection: run.selection } : {};
 }

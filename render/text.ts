@@ -175,3 +175,24 @@ export function abortLine(run: Pick<RunResult, 'aborted' | 'stderr'>): string {
   const open = (prefix.match(/\(/g) ?? []).length - (prefix.match(/\)/g) ?? []).length;
   return safeText(`${prefix}; the server said: ${said}${')'.repeat(Math.max(0, open))}`);
 }
+
+/** The configuration file a run read, and how it was found: `/p/mcp-conformance.config.yaml (found in the current folder)`. */
+export function configFileText(run: Pick<RunResult, 'selection'>): string | undefined {
+  const file = run.selection?.configFile;
+  if (!file) return undefined;
+  return `${safeText(file.path)} (${file.found === '--config' ? 'named by --config' : 'found in the current folder'})`;
+}
+
+/** The checks a run left out, one line per pattern: `--skip 'tools-list/*': 2 checks: tools-list/a, tools-list/b`. */
+export function leftOutLines(run: Pick<RunResult, 'selection'>): string[] {
+  return (run.selection?.leftOut ?? []).map((l) => {
+    const what = `${l.source} ${shellWord(l.pattern)}`;
+    if (l.checks.length === 0) return safeText(`${what}: matches no check`);
+    return safeText(`${what}: ${l.checks.length} check${l.checks.length === 1 ? '' : 's'}: ${l.checks.join(', ')}`);
+  });
+}
+
+/** How many checks the run left out in all. */
+export function leftOutCount(run: Pick<RunResult, 'selection'>): number {
+  return (run.selection?.leftOut ?? []).reduce((n, l) => n + l.checks.length, 0);
+}
