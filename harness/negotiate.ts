@@ -18,7 +18,9 @@
  */
 import { describeError, LEGACY_REVISION, MODERN_REVISION, modernProfile, probeEra, recognizedModernError, type EraProbe } from './era.js';
 import { initializeCapabilities, legacyClientProfile, legacyHandshake, type Handshake } from './legacy.js';
+import { RequestTimeoutError } from './errors.js';
 import type { ProtocolSchema } from './schema.js';
+import { listeningUrl, silentServer, urlHint } from './silence.js';
 import type { Exchange, Session } from './session.js';
 import type { Target } from './target.js';
 import { isObject, type JsonObject } from '../model/json.js';
@@ -99,15 +101,18 @@ export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
 
   // Not modern by the probe: fall back to initialize (after a timeout, on a fresh connection).
   let legacySession: Session;
+  // After a timeout, both waits together are one request timeout (each at least the probe's): a silent server costs one wait.
+  let fallbackWait: number | undefined;
   if (probe.timedOut) {
     await t.disconnect(first);
     legacySession = await connect('legacy');
+    fallbackWait = Math.max(probeTimeout, legacySession.requestTimeoutMs - probeTimeout);
   } else {
     first.useProfile(legacyClientProfile(o.legacySchema));
     t.useEra('legacy', o.legacySchema);
     legacySession = first;
   }
-  const hs = await tryHandshake(legacySession, o.legacySchema, o.modernSchema);
+  const hs = await tryHandshake(legacySession, o.legacySchema, o.modernSchema, fallbackWait);
   if (hs.ok) {
     const negotiated = hs.hs.negotiated!;
     if (o.mode === 'modern') {
@@ -121,7 +126,7 @@ export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
       evidence: `${probe.evidence}; initialize answered with protocol version ${negotiated}`,
     });
   }
-  return neitherEra(t, o, { first, probe, hs, sessions, connect });
+  return neitherEra(t, o, { first, probe, hs, sessions, connect, waitedMs: probeTimeout + (fallbackWait ?? 0) });
 }
 
 type Connect = (era: Era) => Promise<Session>;
@@ -150,14 +155,21 @@ async function openForcedLegacy(t: Target, o: EraOptions, connect: Connect, sess
 async function neitherEra(
   t: Target,
   o: EraOptions,
-  w: { first: Session; probe: EraProbe; hs: Extract<HandshakeOutcome, { ok: false }>; sessions: Session[]; connect: Connect },
+  w: {
+    first: Session;
+    probe: EraProbe;
+    hs: Extract<HandshakeOutcome, { ok: false }>;
+    sessions: Session[];
+    connect: Connect;
+    waitedMs: number;
+  },
 ): Promise<Opening> {
   const { first, probe, hs, sessions, connect } = w;
   // Neither era answered as it should.
   t.useEra('modern', o.modernSchema);
   const how = o.mode === 'auto' ? ('detected' as const) : ('forced' as const);
   if (probe.timedOut) {
-    if (!hs.modernError) return failed(sessions, `${noAnswer(t, first, probe)}; the initialize fallback failed too (${hs.why})`);
+    if (!hs.modernError) return failed(sessions, unanswered(t, w));
     // initialize got a modern error: a modern server that was slow to answer the probe. Ask again, with the full timeout.
     const again = await connect('modern');
     const retry = await probeEra(again, o.modernSchema, again.requestTimeoutMs);
@@ -187,16 +199,43 @@ async function neitherEra(
   );
 }
 
-type HandshakeOutcome = { ok: true; hs: Handshake } | { ok: false; why: string; modernError?: string };
+/**
+ * The probe timed out and the initialize fallback failed: a server that
+ * answered nothing at all gets what to try (`--url` with the URL its own
+ * output names); one that wrote something gets what it wrote.
+ */
+function unanswered(
+  t: Target,
+  w: { first: Session; probe: EraProbe; hs: { why: string; timedOut?: boolean }; sessions: Session[]; waitedMs: number },
+): string {
+  const said = w.sessions.flatMap((s) => [
+    ...t.stderrTail(s, 20).split('\n'),
+    ...s.violations.filter((v) => v.kind === 'not-json').map((v) => v.detail),
+  ]);
+  const heard = listeningUrl(said);
+  const wrote = w.sessions.map(wroteInstead).find((x) => x !== '');
+  if (w.hs.timedOut && !wrote) {
+    const stderr = heard ? '' : stderrOf(t, w.first);
+    return `${silentServer(t.kind, w.waitedMs, heard)}${stderr}`;
+  }
+  return `${noAnswer(t, w.first, w.probe)}; the initialize fallback failed too (${w.hs.why})${urlHint(t.kind, heard)}`;
+}
 
-async function tryHandshake(session: Session, legacySchema: ProtocolSchema, modernSchema: ProtocolSchema): Promise<HandshakeOutcome> {
+type HandshakeOutcome = { ok: true; hs: Handshake } | { ok: false; why: string; modernError?: string; timedOut?: boolean };
+
+async function tryHandshake(
+  session: Session,
+  legacySchema: ProtocolSchema,
+  modernSchema: ProtocolSchema,
+  timeoutMs?: number,
+): Promise<HandshakeOutcome> {
   try {
-    const hs = await legacyHandshake(session, legacySchema);
+    const hs = await legacyHandshake(session, legacySchema, timeoutMs !== undefined ? { timeoutMs } : {});
     if (!hs.problem) return { ok: true, hs };
     const status = hs.initialize.http ? ` (HTTP ${hs.initialize.http.status})` : '';
     return { ok: false, why: `${hs.problem}${status}`, modernError: recognizedModernError(hs.initialize.response, modernSchema) };
   } catch (err) {
-    return { ok: false, why: err instanceof Error ? err.message : String(err) };
+    return { ok: false, why: err instanceof Error ? err.message : String(err), timedOut: err instanceof RequestTimeoutError };
   }
 }
 

@@ -170,7 +170,7 @@ describe('bad input: one-line error (usage errors: cause and hint), exit 2, repo
     {
       name: 'a hung server',
       args: (m) => ['--server', `node ${join(HOSTILE, 'silent.js')} ${m}`, '--timeout', '1000'],
-      message: /no answer within 1 s to server\/discover/,
+      message: /the server answered nothing within 2 s .*: is it an MCP stdio server\? does it need --url .*\? try a longer --timeout$/,
     },
     {
       name: 'an unreachable URL',
@@ -185,7 +185,7 @@ describe('bad input: one-line error (usage errors: cause and hint), exit 2, repo
     {
       name: 'a server that ignores stdin close and SIGTERM and spawns children',
       args: (m) => ['--server', `node ${join(HOSTILE, 'stubborn.js')} ${m}`, '--timeout', '1000'],
-      message: /no answer within 1 s to server\/discover/,
+      message: /the server answered nothing within 2 s .*: is it an MCP stdio server\? does it need --url .*\? try a longer --timeout$/,
     },
   ];
 
@@ -212,6 +212,25 @@ describe('bad input: one-line error (usage errors: cause and hint), exit 2, repo
       expect(processesWith(marker)).toEqual([]);
     });
   }
+});
+
+describe('a server that answers nothing', () => {
+  it('an HTTP server launched without --url: its own "listening on" line gives the hint, --url <that url>; exit 2, nothing left running', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const marker = `m${randomUUID()}`;
+    const server = referenceCommand('--http', String(port), '--tag', marker);
+    const r = await runCli(['--server', server, '--timeout', '1000', '--shutdown-timeout', '300', ...reportsIn(dir)]);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const url = `http://127.0.0.1:${port}/mcp`;
+    expect(lines[0]).toContain(`mcp-conformance: the server answered nothing on stdio within 2 s`);
+    expect(lines[0]).toContain(`it says "listening on ${url}": it looks like a Streamable HTTP server; run with --url ${url} (`);
+    expect(readRun(dir).aborted).toContain(`run with --url ${url}`);
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toContain('run/aborted');
+    expect(processesWith(marker)).toEqual([]);
+  });
 });
 
 describe('CLI hygiene', () => {

@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { runConformance, type RunOptions } from '../engine/run.js';
 import { renderConsole, writeReports } from '../render/index.js';
 import type { CheckResult, RunResult, SubjectResult } from '../model/results.js';
+import { listeningUrl, silentServer, urlHint } from '../harness/silence.js';
 import { CLI, freePort, HOSTILE, processesWith, ROOT, tempDir } from './helpers.js';
 
 const SERVER = join(HOSTILE, 'hostile.js');
@@ -125,12 +126,29 @@ function inEveryReport(o: Outcome, id: string, message: RegExp): void {
 }
 
 describe('silence', () => {
-  it('a server that never answers ends the run with exit 2 and "no answer within 1 s to server/discover"', async () => {
+  it('a server that never answers ends the run with exit 2, named as such after one wait, with what to try', async () => {
     const o = await hostile('silent');
     expect(o.result.exitCode).toBe(2);
-    expect(o.result.aborted).toMatch(/no answer within 1 s to server\/discover/);
+    // --timeout 1 s: the probe and the initialize fallback each wait 1 s (together one request timeout, each at least the probe's).
+    const cause =
+      'the server answered nothing within 2 s (server/discover, then initialize on a fresh connection): ' +
+      'is it an MCP stdio server? does it need --url (it may be an HTTP server)? try a longer --timeout';
+    expect(o.result.aborted).toBe(cause);
     expect(junitCases(o.xml).find((t) => t.name === 'run/aborted')?.error).toBe(true);
-    expect(o.text).toContain('ABORTED: the server did not answer server/discover (no answer within 1 s to server/discover)');
+    expect(o.text).toContain(`ABORTED: ${cause}`);
+  });
+
+  it('an HTTP server launched without --url is recognised from its own output, and the hint names --url with its URL', async () => {
+    const port = await freePort();
+    // Launched as a stdio server, the hostile server in HTTP mode prints "listening on <url>" to stderr and reads nothing on stdin.
+    const o = await hostile('silent', { serverArgs: ['--http', String(port)] });
+    expect(o.result.exitCode).toBe(2);
+    expect(o.result.aborted).toMatch(
+      new RegExp(
+        `^the server answered nothing on stdio within 2 s .*, and it says "listening on http://127\\.0\\.0\\.1:${port}/mcp": ` +
+          `it looks like a Streamable HTTP server; run with --url http://127\\.0\\.0\\.1:${port}/mcp \\(`,
+      ),
+    );
   });
 
   it('a server silent on tools/list fails the checks that need it, and the others still run', async () => {
@@ -609,5 +627,26 @@ const w = watch(${JSON.stringify(dir)}, () => {
     expect(r.exitCode).toBe(2);
     expect(String(r.stderr).trim()).toBe('mcp-conformance: internal error: injected fault');
     expect(processesWith(marker)).toEqual([]);
+  });
+});
+
+describe('what a server that answers nothing says about itself', () => {
+  it('recognises the URL of a startup line, trailing punctuation left off; a URL in other text is not taken', () => {
+    expect(listeningUrl(['booting', 'Server running at http://localhost:3000/mcp.'])).toEqual({
+      url: 'http://localhost:3000/mcp',
+      line: 'Server running at http://localhost:3000/mcp.',
+    });
+    expect(listeningUrl(['MCP server listening on https://0.0.0.0:8443 (Ctrl-C to stop)'])?.url).toBe('https://0.0.0.0:8443');
+    expect(listeningUrl(['docs: see http://example.com/help'])).toBeUndefined();
+    expect(listeningUrl(['nothing here'])).toBeUndefined();
+  });
+
+  it('a server that wrote something gets what it wrote, plus --url when it named one; HTTP targets get no --url hint', () => {
+    const heard = { url: 'http://127.0.0.1:3000/mcp', line: 'listening on http://127.0.0.1:3000/mcp' };
+    expect(urlHint('stdio', heard)).toBe(
+      '; it says "listening on http://127.0.0.1:3000/mcp": if it is a Streamable HTTP server, run with --url http://127.0.0.1:3000/mcp',
+    );
+    expect(urlHint('http', heard)).toBe('');
+    expect(silentServer('http', 10_000)).toMatch(/^the server answered nothing within 10 s .*: is the URL its MCP endpoint\?/);
   });
 });
