@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { leftOutChecks } from '../engine/shard.js';
+import { leftOutChecks, mergeRuns } from '../engine/shard.js';
 import type { RunResult } from '../model/results.js';
+import { everyVerdict, junitErrors } from './gate-helpers.js';
 import { CLI, tempDir } from './helpers.js';
 
 const CONFIG = 'server:\n  command: reference\nchecks:\n  exclude:\n    - "lifecycle/*"\n    - "nope/*"\n';
@@ -76,6 +77,7 @@ describe('what was left out', () => {
     expect(leftOut).toHaveLength(4);
     expect(leftOut[0]).toBe(SKIP_LINE);
     expect(leftOut[1]).toMatch(/^checks\.exclude 'lifecycle\/\*': 6 checks: lifecycle\/initialize-result, /);
+    expect(await junitErrors(r.junit)).toEqual([]);
 
     expect(r.html).toContain(`<td>Config</td><td><code>${found}</code></td>`);
     expect(r.html).toContain('<span id="left-out">8 checks (not run, not counted)</span>');
@@ -108,6 +110,39 @@ describe('what was left out', () => {
     expect(r.json.selection?.configFile).toBeUndefined();
     expect(r.json.selection?.leftOut[0]).toMatchObject({ source: '--skip', pattern: '*/*' });
     expect(r.stdout).toMatch(/Left out: {2}\d+ checks/);
+  });
+
+  it('--spec all: the combined part of the console and the JUnit suites of every era list what was left out', async () => {
+    const dir = tempDir();
+    const r = await run(
+      ['--server', 'reference', '--spec', 'all', '--check', 'discover/tools-capability', '--skip', 'discover/result'],
+      dir,
+    );
+    expect(r.json.eras).toHaveLength(2);
+    expect(r.json.selection?.leftOut).toEqual([{ source: '--skip', pattern: 'discover/result', checks: ['discover/result'] }]);
+    const combined = r.stdout.slice(r.stdout.indexOf('━━ all eras ━━'));
+    expect(combined).toContain('  Left out:  1 check (not run, not counted)\n    --skip discover/result: 1 check: discover/result');
+    const doc = new XMLParser({ ignoreAttributes: false, isArray: (n) => ['testsuite', 'property'].includes(n) }).parse(r.junit);
+    const suites = doc.testsuites.testsuite as Array<{ '@_name': string; properties: { property: Array<Record<string, string>> } }>;
+    for (const revision of ['2026-07-28', '2025-11-25']) {
+      const suite = suites.find((x) => x['@_name'].startsWith(`${revision} `))!;
+      expect(suite.properties.property.filter((p) => p['@_name'] === 'left-out').map((p) => p['@_value'])).toEqual([
+        '--skip discover/result: 1 check: discover/result',
+      ]);
+    }
+  });
+
+  it('a merge of shards keeps the selection they ran with', () => {
+    const selection: RunResult['selection'] = {
+      configFile: { path: '/p/mcp-conformance.config.yaml', found: 'current folder' },
+      leftOut: [{ source: '--skip', pattern: 'a/*', checks: ['a/x'] }],
+    };
+    expect(
+      mergeRuns([
+        { ...everyVerdict(), selection },
+        { ...everyVerdict(), selection },
+      ]).selection,
+    ).toEqual(selection);
   });
 
   it('a check matched by several patterns counts under the first', () => {
