@@ -138,6 +138,14 @@ describe('silence', () => {
     expect(o.text).toContain(`ABORTED: ${cause}`);
   });
 
+  it('an HTTP endpoint that answers nothing is named as such, asking whether the URL is the MCP endpoint', async () => {
+    const o = await hostile('silent', { http: true });
+    expect(o.result.exitCode).toBe(2);
+    expect(o.result.aborted).toBe(
+      'the server answered nothing within 2 s (server/discover, then initialize on a fresh connection): is the URL its MCP endpoint? try a longer --timeout',
+    );
+  });
+
   it('an HTTP server launched without --url is recognised from its own output, and the hint names --url with its URL', async () => {
     const port = await freePort();
     // Launched as a stdio server, the hostile server in HTTP mode prints "listening on <url>" to stderr and reads nothing on stdin.
