@@ -26,6 +26,7 @@ import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harne
 import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
 import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
+import { chosenTriggers } from '../suites/triggers.js';
 import { resultSchema } from '../suites/tools-list.js';
 import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
@@ -633,6 +634,8 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
   if (fatal !== undefined) throw fatal;
   if (signal.aborted && !result.aborted) result.aborted = reasonOf(signal);
   for (const s of ctx.allSessions()) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);
+  const found = chosenTriggers(ctx);
+  if (found.length) result.triggers = found;
 }
 
 /** The result model, complete: duration, redaction, summary, exit code. */
