@@ -27,6 +27,7 @@ import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args
 import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import { chosenTriggers } from '../suites/triggers.js';
+import { depthOf } from './depth.js';
 import { resultSchema } from '../suites/tools-list.js';
 import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
@@ -346,6 +347,8 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
   result.revision = opening.revision;
   if (opening.era) result.era = opening.era;
   if (opening.server) result.server = opening.server;
+  const dual = prep.mode === 'auto' ? dualEraOf(opening) : undefined;
+  if (dual) result.dualEra = dual;
   const era = opening.era?.era ?? 'modern';
   const jobs = Math.max(1, o.jobs ?? defaultJobs(transport));
   const lanes: Lane[] = Array.from({ length: jobs }, (_, index) => ({ index }));
@@ -378,6 +381,22 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
         };
       },
     },
+  };
+}
+
+/**
+ * `--spec auto` on a server whose server/discover answer lists a legacy version in
+ * supportedVersions: it speaks both eras. The run tests the modern one (the one the
+ * draft tells a client to pick when server/discover answers); the report names `--spec all`.
+ */
+function dualEraOf(opening: Opening): RunResult['dualEra'] {
+  if (opening.era?.era !== 'modern') return undefined;
+  const versions = opening.discovery.exchange?.result?.supportedVersions;
+  if (!Array.isArray(versions) || !versions.includes(LEGACY_REVISION)) return undefined;
+  return {
+    tested: 'modern',
+    other: 'legacy',
+    hint: `the server also speaks ${LEGACY_REVISION} (legacy): its server/discover answer lists it in supportedVersions; this run tested the modern era, which a client picks when server/discover answers; --spec all tests both, --spec ${LEGACY_REVISION} the legacy one`,
   };
 }
 
@@ -645,6 +664,7 @@ function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>): 
   // Whatever the server echoed back, no secret reaches a report.
   redactor.redactDeep(result);
   result.summary = summarize(result.checks);
+  if (result.checks.length) result.depth = depthOf(result.checks);
   const s = result.summary;
   if (!result.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) {
     result.aborted = 'nothing was tested: every check was skipped or not observed';
