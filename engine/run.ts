@@ -27,6 +27,7 @@ import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args
 import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import { chosenTriggers } from '../suites/triggers.js';
+import { answeredInitialize } from '../suites/versioning.js';
 import { depthOf } from './depth.js';
 import { resultSchema } from '../suites/tools-list.js';
 import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
@@ -393,10 +394,14 @@ function dualEraOf(opening: Opening): RunResult['dualEra'] {
   if (opening.era?.era !== 'modern') return undefined;
   const versions = opening.discovery.exchange?.result?.supportedVersions;
   if (!Array.isArray(versions) || !versions.includes(LEGACY_REVISION)) return undefined;
+  return dualEraHint('its server/discover answer lists it in supportedVersions');
+}
+
+function dualEraHint(how: string): NonNullable<RunResult['dualEra']> {
   return {
     tested: 'modern',
     other: 'legacy',
-    hint: `the server also speaks ${LEGACY_REVISION} (legacy): its server/discover answer lists it in supportedVersions; this run tested the modern era, which a client picks when server/discover answers; --spec all tests both, --spec ${LEGACY_REVISION} the legacy one`,
+    hint: `the server also speaks ${LEGACY_REVISION} (legacy): ${how}; this run tested the modern era, the one a client picks when server/discover answers; --spec all tests both, --spec ${LEGACY_REVISION} the legacy one`,
   };
 }
 
@@ -655,6 +660,8 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
   for (const s of ctx.allSessions()) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);
   const found = chosenTriggers(ctx);
   if (found.length) result.triggers = found;
+  if (!result.dualEra && prep.mode === 'auto' && result.era?.era === 'modern' && answeredInitialize(ctx))
+    result.dualEra = dualEraHint('it answered initialize with a result on a connection of its own (versioning/initialize-error-versions)');
 }
 
 /** The result model, complete: duration, redaction, summary, exit code. */

@@ -183,6 +183,8 @@ describe('2.x SDK fixtures (dual-era)', () => {
   it('stdio, paged catalogue: detected as modern, the cursor walk as expected', async () => {
     const run = await runConformance({ ...base, command: `node ${join(SDK2, 'stdio.js')} --paged` });
     expect(run.era).toMatchObject({ era: 'modern', how: 'detected' });
+    // It answers initialize too: the header says the server is dual-era and names --spec all.
+    expect(run.dualEra, describeRun(run)).toMatchObject({ tested: 'modern', other: 'legacy', hint: expect.stringContaining('--spec all') });
     const walk = run.checks.find((c) => c.id === 'tools-list/result-schema')!.results[0]!.details;
     expect(walk).toMatchObject({ pages: 3, tools: 25 });
     compare('sdk2-paged-stdio', run);
