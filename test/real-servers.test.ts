@@ -211,7 +211,6 @@ function depthReport(name: string, run: RunResult): void {
   const d = run.depth!;
   const only = d.notObserved.reduce((n, g) => n + g.checks.length, 0);
   expect(d.judged + only, describeRun(run)).toBe(d.applicable);
-  // No group may be one the suite could have filled itself: a found slow call is used when one exists.
   const share = only / d.applicable;
   expect(
     only,
@@ -228,6 +227,8 @@ describe('no configuration file (what a server author sees first)', () => {
     ).toEqual([['slowTool', 'trigger-long-running-operation']]);
     compare('everything-stdio-noconfig', run);
     depthReport('everything-stdio', run);
+    // What a found slow call serves is judged: nothing is left waiting on slowTool.
+    expect(run.depth!.notObserved.map((g) => g.unlock)).not.toContain('slowTool');
   });
 
   it('server-everything Streamable HTTP: verdicts as expected', async () => {
@@ -238,6 +239,7 @@ describe('no configuration file (what a server author sees first)', () => {
     ).toEqual(['trigger-long-running-operation']);
     compare('everything-http-noconfig', run);
     depthReport('everything-http', run);
+    expect(run.depth!.notObserved.map((g) => g.unlock)).not.toContain('slowTool');
   });
 
   it('server-memory, in a temporary folder: verdicts as expected', async () => {
