@@ -26,6 +26,9 @@ import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harne
 import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
 import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
+import { chosenTriggers } from '../suites/triggers.js';
+import { answeredInitialize } from '../suites/versioning.js';
+import { depthOf } from './depth.js';
 import { resultSchema } from '../suites/tools-list.js';
 import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
@@ -345,6 +348,8 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
   result.revision = opening.revision;
   if (opening.era) result.era = opening.era;
   if (opening.server) result.server = opening.server;
+  const dual = prep.mode === 'auto' ? dualEraOf(opening) : undefined;
+  if (dual) result.dualEra = dual;
   const era = opening.era?.era ?? 'modern';
   const jobs = Math.max(1, o.jobs ?? defaultJobs(transport));
   const lanes: Lane[] = Array.from({ length: jobs }, (_, index) => ({ index }));
@@ -377,6 +382,26 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
         };
       },
     },
+  };
+}
+
+/**
+ * `--spec auto` on a server whose server/discover answer lists a legacy version in
+ * supportedVersions: it speaks both eras. The run tests the modern one (the one the
+ * draft tells a client to pick when server/discover answers); the report names `--spec all`.
+ */
+function dualEraOf(opening: Opening): RunResult['dualEra'] {
+  if (opening.era?.era !== 'modern') return undefined;
+  const versions = opening.discovery.exchange?.result?.supportedVersions;
+  if (!Array.isArray(versions) || !versions.includes(LEGACY_REVISION)) return undefined;
+  return dualEraHint('its server/discover answer lists it in supportedVersions');
+}
+
+function dualEraHint(how: string): NonNullable<RunResult['dualEra']> {
+  return {
+    tested: 'modern',
+    other: 'legacy',
+    hint: `the server also speaks ${LEGACY_REVISION} (legacy): ${how}; this run tested the modern era, the one a client picks when server/discover answers; --spec all tests both, --spec ${LEGACY_REVISION} the legacy one`,
   };
 }
 
@@ -633,6 +658,10 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
   if (fatal !== undefined) throw fatal;
   if (signal.aborted && !result.aborted) result.aborted = reasonOf(signal);
   for (const s of ctx.allSessions()) for (const e of s.internalErrors) result.harnessErrors.push(`connection ${s.connection}: ${e}`);
+  const found = chosenTriggers(ctx);
+  if (found.length) result.triggers = found;
+  if (!result.dualEra && prep.mode === 'auto' && result.era?.era === 'modern' && answeredInitialize(ctx))
+    result.dualEra = dualEraHint('it answered initialize with a result on a connection of its own (versioning/initialize-error-versions)');
 }
 
 /** The result model, complete: duration, redaction, summary, exit code. */
@@ -642,6 +671,7 @@ function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>): 
   // Whatever the server echoed back, no secret reaches a report.
   redactor.redactDeep(result);
   result.summary = summarize(result.checks);
+  if (result.checks.length) result.depth = depthOf(result.checks);
   const s = result.summary;
   if (!result.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) {
     result.aborted = 'nothing was tested: every check was skipped or not observed';

@@ -120,6 +120,12 @@ export interface RunResult {
   aborted?: string;
   /** Internal problems of the suite itself (exit code 2). */
   harnessErrors: string[];
+  /** The calls the suite chose on its own for what a configuration key would name (so the user can pin them). */
+  triggers?: TriggerChoice[];
+  /** How deep the run went: checks judged of those that applied, and what would let the others run. */
+  depth?: RunDepth;
+  /** Set when the probe showed the server speaks both eras and the run tested only one: which, and how to test the other. */
+  dualEra?: { tested: Era; other: Era; hint: string };
   /** Set when the run was judged against a baseline (`--baseline`). */
   baseline?: BaselineOutcome;
   /** What the run left out, and the configuration file it read (absent on results written before it was recorded). */
@@ -145,6 +151,27 @@ export interface Selection {
   configFile?: { path: string; found: '--config' | 'current folder' };
   /** Every pattern that left checks out, with the checks (`--check` globs that merely did not pick a check are not listed). */
   leftOut: LeftOut[];
+}
+
+/** A call the suite found for what a configuration key names (e.g. slowTool), and the checks that used it. */
+export interface TriggerChoice {
+  key: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** What was measured that made it the choice. */
+  why: string;
+  checks: string[];
+}
+
+/**
+ * "judged N of M applicable checks": a check applies when any result is other
+ * than skip, and is judged when any is pass, fail or warn. The applicable checks
+ * that were only not observed are grouped by what would let them run.
+ */
+export interface RunDepth {
+  applicable: number;
+  judged: number;
+  notObserved: Array<{ unlock: string; checks: string[] }>;
 }
 
 /** One entry of a baseline file: a known fail or warn of a check (and optionally one subject). */

@@ -204,6 +204,7 @@ function renderHeader(run: RunResult, paint: Paint, out: string[]): void {
   } else {
     rows.push(['Server', paint('(did not identify itself)', 'dim')]);
   }
+  if (run.dualEra) rows.push(['Eras', `both (${safeClip(run.dualEra.hint, 400)})`]);
   if (run.seed !== undefined) rows.push(['Seed', safeText(run.seed)]);
   if (run.strict) rows.push(['Mode', 'strict (warnings count as failures)']);
   for (const [label, value] of rows) out.push(`  ${(label + ':').padEnd(10)} ${value}`);
@@ -416,6 +417,7 @@ function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: strin
     `${paint('Summary:', 'bold')} ${parts.join(', ')}  (${s.total} results, ${run.checks.length} checks, ${formatDuration(run.durationMs)})`,
   );
   if (s.total > 0) out.push(paint(`Legend: ${LEGEND}`, 'dim'));
+  renderDepth(run, paint, out);
   renderBaseline(run, paint, out);
 
   if (s.warn > 0) {
@@ -463,6 +465,27 @@ function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: strin
   };
   const [word, style] = result[run.exitCode] ?? ['UNKNOWN', ['bold']];
   out.push(`${paint('Result:', 'bold')} ${paint(word, ...style)}`);
+}
+
+/** "Depth: judged N of M applicable checks", what would let the rest run, and the calls the suite chose on its own. */
+function renderDepth(run: RunResult, paint: Paint, out: string[]): void {
+  const d = run.depth;
+  if (d) {
+    const groups = d.notObserved.map((g) => `${safeText(g.unlock)} (${g.checks.length})`).join('; ');
+    out.push(
+      `${paint('Depth:', 'bold')} judged ${d.judged} of ${d.applicable} applicable checks` +
+        (groups ? paint(`; only not observed, by what would let them run: ${groups}`, 'dim') : ''),
+    );
+  }
+  for (const c of run.triggers ?? []) {
+    const call = `${safeClip(c.tool, 200)} ${safeClip(JSON.stringify(c.arguments), 200)}`;
+    out.push(
+      paint(
+        `Chose ${safeText(c.key)}: ${call} (${safeClip(c.why, 200)}) for ${c.checks.map((x) => safeText(x)).join(', ')}; pin it with ${safeText(c.key)} in the config file`,
+        'dim',
+      ),
+    );
+  }
 }
 
 function renderBaseline(run: RunResult, paint: Paint, out: string[]): void {

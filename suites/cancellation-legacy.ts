@@ -22,6 +22,7 @@ import type { JsonObject } from '../model/json.js';
 import { defineCheck, describeAnswer, type Probe } from './check.js';
 import type { WireFrame } from '../model/wire.js';
 import { serverCancellations } from './cancellation.js';
+import { slowCall } from './triggers.js';
 
 export const cancelledNotAnswered = defineCheck({
   id: 'cancellation/cancelled-not-answered',
@@ -39,9 +40,9 @@ export const cancelledNotAnswered = defineCheck({
     },
   },
   async run(t) {
-    const slow = t.ctx.config.slowTool;
-    if (!slow)
-      return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
+    const found = await slowCall(t.ctx, 'cancellation/cancelled-not-answered');
+    if (!found.call) return t.notObserved(`${found.reason} (a call that stays in flight long enough to cancel)`);
+    const slow = found.call;
     const s = await t.ctx.openSession();
     const id: RequestId = s.nextId();
     const token = `mcpc-progress-${String(id)}`;

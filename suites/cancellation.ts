@@ -7,7 +7,7 @@ import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import type { ServerCancellation } from '../harness/cancellations.js';
 import { defineCheck, describeAnswer, type Probe } from './check.js';
-import { whyNotCallableAsWritten } from './safety.js';
+import { slowCall } from './triggers.js';
 
 /** The sequence number of an exchange's response frame (stdio: one ordered channel). */
 function answeredAt(ex: Exchange): number | undefined {
@@ -30,11 +30,9 @@ export const noResponseAfterCancel = defineCheck({
   // On HTTP, closing the response stream is the cancellation, and nothing can arrive on it afterwards.
   transports: ['stdio'],
   async run(t) {
-    const slow = t.ctx.config.slowTool;
-    if (!slow)
-      return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
-    const excluded = whyNotCallableAsWritten(t.ctx, slow.name);
-    if (excluded) return t.notObserved(`slowTool ${JSON.stringify(slow.name)} ${excluded}`);
+    const found = await slowCall(t.ctx, 'cancellation/no-response-after-cancel');
+    if (!found.call) return t.notObserved(`${found.reason} (a call that stays in flight long enough to cancel)`);
+    const slow = found.call;
     const session = t.session;
     const params = { name: slow.name, arguments: slow.arguments ?? {} };
     const id: RequestId = session.nextId();

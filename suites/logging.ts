@@ -17,6 +17,7 @@
  * the requested level"), so it is not judged.
  */
 import { defineCheck, describeAnswer, show, type Probe } from './check.js';
+import { maySend } from './subscription-observers.js';
 import type { Session } from '../harness/session.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 import type { JsonObject } from '../model/json.js';
@@ -41,6 +42,9 @@ export const capabilityDeclared = defineCheck({
     const caps = t.ctx.discovery().capabilities;
     const where = t.ctx.era === 'legacy' ? 'initialize' : 'server/discover';
     if (!caps) return t.notObserved(`${where} gave no capabilities to judge against`);
+    // Modern: one request that asks for log messages, on a fresh connection, so the run holds a request
+    // the server may log for, whether or not it declares logging.
+    if (t.ctx.era === 'modern' && maySend(t)) await askForLogs(t);
     const sent = t.ctx
       .allSessions()
       .map((s) => s.inboundMethods.get('notifications/message'))
@@ -157,6 +161,13 @@ function unrequestedOn(t: Probe, s: Session): { judged: number; faults: Unreques
   return { judged, faults };
 }
 
+/** server/discover asking for every log message (debug), on `s` or a fresh connection; how many log messages that connection then held. */
+async function askForLogs(t: Probe, session?: Session): Promise<number> {
+  const s = session ?? (await t.ctx.openSession());
+  await s.request('server/discover', { _meta: { [LOG_LEVEL_META]: 'debug' } });
+  return s.frames().filter((f) => f.dir === 'in' && parseFrame(f)?.method === 'notifications/message').length;
+}
+
 export const onlyRequested = defineCheck({
   id: 'logging/only-requested',
   title: 'notifications/message only for a request that carries a logLevel',
@@ -165,19 +176,17 @@ export const onlyRequested = defineCheck({
   spec: { revision: 'draft', page: 'server/utilities/logging', section: 'Per-request log level' },
   quote: 'The server MUST NOT emit notifications/message for a request that does not include this field.',
   async run(t) {
-    // A server that does not declare logging and sends a log message is logging/capability-declared's finding.
-    if (!declaresLogging(t.ctx.discovery().capabilities))
-      return t.skip(
-        'the server does not declare the logging capability in server/discover (logging/capability-declared judges any log message it sends)',
-      );
+    // Whether or not the server declares logging (logging/capability-declared judges that), a log message
+    // for a request that did not ask is this rule's: every connection of the run is judged.
     // One request that asks for everything (debug is the lowest level), so the run holds a request the
     // server may log for; what it sends is noted, not judged (the page only permits it: MAY).
     // Before it, the same request without the field: the server must not log for that one.
-    const s = await t.ctx.openSession();
-    await s.request('server/discover');
-    await s.request('server/discover', { _meta: { [LOG_LEVEL_META]: 'debug' } });
-    const logged = s.frames().filter((f) => f.dir === 'in' && parseFrame(f)?.method === 'notifications/message').length;
-    t.note(`log messages on the connection that asked once (${LOG_LEVEL_META} "debug")`, logged);
+    if (maySend(t)) {
+      const s = await t.ctx.openSession();
+      await s.request('server/discover');
+      const logged = await askForLogs(t, s);
+      t.note(`log messages on the connection that asked once (${LOG_LEVEL_META} "debug")`, logged);
+    }
     let judged = 0;
     const faults: Unrequested[] = [];
     for (const session of t.ctx.allSessions()) {
@@ -187,6 +196,8 @@ export const onlyRequested = defineCheck({
     }
     t.note('log messages judged', judged);
     for (const f of faults.slice(0, 5)) t.expect(false, f);
+    if (judged === 0 && !declaresLogging(t.ctx.discovery().capabilities))
+      t.skip('the server does not declare the logging capability, and sent no log message for a request in the run');
   },
 });
 

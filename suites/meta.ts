@@ -7,7 +7,9 @@ import { ERROR_CODES } from '../model/error-codes.js';
 import { capabilityDeclared, capabilityNeeded, declaredCapabilities, isInputRequired } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
 import { isObject, type JsonObject } from '../model/json.js';
-import { defineCheck, describeAnswer, show } from './check.js';
+import { defineCheck, describeAnswer, frameKey, show, type Probe } from './check.js';
+import type { Config } from '../model/config.js';
+import type { WireFrame } from '../model/wire.js';
 import { attempt, expectBadRequest, probeMethods } from './requests.js';
 import { whyNotCallableAsWritten } from './safety.js';
 
@@ -93,10 +95,71 @@ export const missingCapability = defineCheck({
   },
   async run(t) {
     const tool = t.ctx.config.capabilityTool;
-    if (!tool)
-      return t.notObserved('no capabilityTool in the configuration file: the suite knows no request that needs a client capability');
-    const excluded = whyNotCallableAsWritten(t.ctx, tool.name);
-    if (excluded) return t.notObserved(`capabilityTool ${JSON.stringify(tool.name)} ${excluded}`);
+    const excluded = tool ? whyNotCallableAsWritten(t.ctx, tool.name) : undefined;
+    if (tool && !excluded) await ownCapabilityCall(t, tool);
+    // Every -32021 the run saw, whichever check's request it answered, is judged too.
+    const seen = judgeRunMissingCapability(t);
+    t.note('-32021 errors judged (the whole run)', seen);
+    if (seen > 0 || (tool && !excluded)) return;
+    if (tool) return t.notObserved(`capabilityTool ${JSON.stringify(tool.name)} ${excluded}`);
+    t.notObserved(
+      'no request of the run was answered with -32021, and there is no capabilityTool in the configuration file: the suite knows no request that needs a client capability',
+    );
+  },
+});
+
+/** Inbound frames the check has already shown in a finding. */
+const shownIn = (t: Probe) => new Set(t.findings.flatMap((f) => f.wire.filter((w) => w.dir === 'in').map(frameKey)));
+
+/** Every -32021 error of every connection: data.requiredCapabilities lists what is missing, and on HTTP the status is 400. */
+function judgeRunMissingCapability(t: Probe): number {
+  const shown = shownIn(t);
+  let judged = 0;
+  for (const s of t.ctx.allSessions()) {
+    const requests = new Map<string, WireFrame>();
+    for (const f of s.frames()) {
+      const m = parsedFrame(f);
+      if (!m) continue;
+      const key = `${typeof m.id}:${String(m.id)}`;
+      if (f.dir === 'out') {
+        if (typeof m.method === 'string' && m.id !== undefined) requests.set(key, f);
+        continue;
+      }
+      const error = m.error as JsonObject | undefined;
+      if (m.method !== undefined || !isObject(error) || error.code !== MISSING_CAPABILITY) continue;
+      if (shown.has(frameKey(f)) || t.ctx.framesJudged.has(frameKey(f))) continue;
+      judged++;
+      const wire = [...(requests.has(key) ? [requests.get(key)!] : []), f];
+      const required = isObject(error.data) ? error.data.requiredCapabilities : undefined;
+      t.expect(isObject(required) && Object.keys(required).length > 0, {
+        expected: 'a -32021 error whose data.requiredCapabilities lists the missing capabilities',
+        actual: `data ${show(error.data)}`,
+        wire,
+      });
+      if (f.http) {
+        t.expect(f.http.status === 400, {
+          expected: 'HTTP status 400 Bad Request for a -32021 error',
+          actual: `HTTP status ${show(f.http.status)}`,
+          wire,
+        });
+      }
+    }
+  }
+  return judged;
+}
+
+function parsedFrame(f: WireFrame): JsonObject | undefined {
+  try {
+    const m = JSON.parse(f.text) as unknown;
+    return isObject(m) ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The configured capabilityTool, called with no client capabilities: -32021 naming what it needs, and nothing relied on. */
+async function ownCapabilityCall(t: Probe, tool: NonNullable<Config['capabilityTool']>): Promise<void> {
+  {
     const ex = await attempt(t.session, 'tools/call', { name: tool.name, arguments: tool.arguments ?? {} }, { meta: { capabilities: {} } });
     if (typeof ex === 'string') {
       t.expect(false, { expected: 'JSON-RPC error -32021', actual: ex });
@@ -129,8 +192,8 @@ export const missingCapability = defineCheck({
       wire: ex,
     });
     expectBadRequest(t, ex);
-  },
-});
+  }
+}
 
 /** What an input_required answer asks of the client that a request declaring no capabilities cannot give: `key (method)`. */
 function reliedOn(ex: Exchange): string[] {

@@ -4,14 +4,14 @@
  * argument, the capability, and the set's stability per connection.
  */
 import { attempt } from './requests.js';
-import { defineCheck, describeAnswer, schedule, show, type Probe } from './check.js';
+import { defineCheck, describeAnswer, memoKey, schedule, show, type Probe } from './check.js';
 import { judgeListChange } from './list-changed.js';
 import { walked } from './lists.js';
 import { judgeStability } from './list-stability.js';
 import { blockProblems } from './tools-call.js';
 import type { Exchange } from '../harness/session.js';
 import { ERROR_CODES } from '../model/error-codes.js';
-import type { JsonObject } from '../model/json.js';
+import { canonical, type JsonObject } from '../model/json.js';
 
 const { INVALID_PARAMS } = ERROR_CODES;
 
@@ -35,6 +35,57 @@ function declaredArguments(prompt: JsonObject): JsonObject[] {
 }
 
 const nameOf = (p: JsonObject) => String(p?.name);
+
+/** The generated values a prompt argument gets when completion/complete offers none: a text, then a small number (prompt arguments are strings). */
+export const GENERATED_PROMPT_VALUES = ['mcp-conformance', '1'] as const;
+
+const offered = memoKey<Map<string, Promise<Record<string, string | undefined>>>>('prompts: argument values completion/complete offered');
+
+/**
+ * What completion/complete offers for each of a prompt's arguments (the first non-empty value, asked
+ * with the arguments chosen so far as context), when the server declares completions; memoized per prompt.
+ */
+function completedArguments(t: Probe, prompt: JsonObject): Promise<Record<string, string | undefined>> {
+  const caps = t.ctx.discovery().capabilities;
+  if (!caps || caps.completions === undefined) return Promise.resolve({});
+  const map = t.ctx.run.memo(offered, () => new Map<string, Promise<Record<string, string | undefined>>>());
+  let p = map.get(nameOf(prompt));
+  if (!p) {
+    p = askCompletions(t, prompt);
+    map.set(nameOf(prompt), p);
+  }
+  return p;
+}
+
+async function askCompletions(t: Probe, prompt: JsonObject): Promise<Record<string, string | undefined>> {
+  const out: Record<string, string | undefined> = {};
+  const context: Record<string, string> = {};
+  for (const a of declaredArguments(prompt)) {
+    if (typeof a.name !== 'string') continue;
+    const params: JsonObject = { ref: { type: 'ref/prompt', name: nameOf(prompt) }, argument: { name: a.name, value: '' } };
+    if (Object.keys(context).length) params.context = { arguments: { ...context } };
+    const ex = await attempt(t.session, 'completion/complete', params, {});
+    const values = typeof ex === 'string' ? undefined : (ex.result?.completion as JsonObject | undefined)?.values;
+    const first = Array.isArray(values) ? values.find((v): v is string => typeof v === 'string' && v !== '') : undefined;
+    out[a.name] = first;
+    if (first !== undefined) context[a.name] = first;
+  }
+  return out;
+}
+
+/**
+ * The argument sets to try for a prompt, in order: each argument's completion (when offered), else a
+ * generated value; a second set with the next generated value when some argument had no completion.
+ */
+export async function promptArgumentSets(t: Probe, prompt: JsonObject): Promise<JsonObject[]> {
+  const completed = await completedArguments(t, prompt);
+  const sets = GENERATED_PROMPT_VALUES.map((generated) => {
+    const args: JsonObject = {};
+    for (const a of declaredArguments(prompt)) if (typeof a.name === 'string') args[a.name] = completed[a.name] ?? generated;
+    return args;
+  });
+  return canonical(sets[0]) === canonical(sets[1]) ? [sets[0]!] : sets;
+}
 
 /** The listed prompts with a string name, at most MAX_PROMPT_GETS of them. */
 async function listedPrompts(t: Probe): Promise<JsonObject[]> {
@@ -82,7 +133,11 @@ export const content = defineCheck({
     let results = 0;
     const unanswered: string[] = [];
     for (const prompt of await listedPrompts(t)) {
-      const ex = await getPrompt(t, nameOf(prompt), promptArguments(prompt));
+      let ex: Exchange | string = 'not sent';
+      for (const args of await promptArgumentSets(t, prompt)) {
+        ex = await getPrompt(t, nameOf(prompt), args);
+        if (typeof ex !== 'string' && ex.result) break;
+      }
       if (typeof ex === 'string' || !ex.result || ex.result.resultType === 'input_required') {
         unanswered.push(`${nameOf(prompt)}: ${typeof ex === 'string' ? ex : describeAnswer(ex)}`);
         continue;

@@ -10,12 +10,12 @@
  * for a notification, a rule of both eras, is streamable-http/notification-status).
  * The modern transport has no sessions, no GET stream and no event IDs.
  */
+import { slowCall } from './triggers.js';
 import { TransportError } from '../harness/errors.js';
 import { KnownSilentError } from '../harness/timeouts.js';
 import type { Exchange, RequestOptions, Session } from '../harness/session.js';
 import { sseEvents, type SseEvent } from '../harness/sse.js';
 import { defineCheck, frameKey, show, type Probe } from './check.js';
-import { whyNotCallableAsWritten } from './safety.js';
 import type { JsonObject } from '../model/json.js';
 import type { InputCapability } from '../model/config.js';
 import type { WireFrame } from '../model/wire.js';
@@ -300,8 +300,7 @@ interface SseAnswer {
  */
 async function sseAnswers(t: Probe): Promise<SseAnswer[]> {
   const s = t.session;
-  const slow = t.ctx.config.slowTool;
-  const usable = slow && !whyNotCallableAsWritten(t.ctx, slow.name) ? slow : undefined;
+  const usable = (await slowCall(t.ctx, 'sessions/sse-event-ids')).call;
   const requests: Array<{ what: string; method: string; params: JsonObject }> = [{ what: 'ping', method: 'ping', params: {} }];
   for (const n of usable ? [1, 2] : []) {
     const params = { name: usable!.name, arguments: usable!.arguments ?? {}, _meta: { progressToken: `mcpc-ids-${n}-${s.nextId()}` } };
@@ -342,9 +341,9 @@ export const sseEventIds = defineCheck({
     const streams = await sseAnswers(t);
     if (streams.length === 0)
       return t.notObserved(
-        t.ctx.config.slowTool
+        (await slowCall(t.ctx, 'sessions/sse-event-ids')).call
           ? 'no request was answered with an SSE stream'
-          : 'ping was not answered with an SSE stream, and there is no slowTool in the configuration file: name a call the server answers with a stream (slowTool)',
+          : 'ping was not answered with an SSE stream, and the suite knows no slow call (none configured, none found): name a call the server answers with a stream (slowTool)',
       );
     const withIds = streams.filter((x) => x.events.some(hasId));
     t.note('SSE streams', `${streams.length}, ${withIds.length} with event IDs`);

@@ -18,6 +18,7 @@ import { listenFact } from './subscriptions.js';
 import { promptArguments } from './prompts.js';
 import { excludedBy } from './safety.js';
 import { probeCall } from './targets.js';
+import { slowCall } from './triggers.js';
 import { encodeHeaderValue, findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
 
 const { HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_VERSION } = ERROR_CODES;
@@ -683,11 +684,9 @@ export const sseEnds = defineCheck({
   transports: ['http'],
   async run(t) {
     // The configured slow call with a progressToken: the request a server most likely answers with a stream.
-    const slow = t.ctx.config.slowTool;
-    if (!slow)
-      return t.notObserved(
-        'no slowTool in the configuration file: the suite knows no call a server answers with an SSE stream; name one (slowTool)',
-      );
+    const found = await slowCall(t.ctx, 'streamable-http/sse-ends');
+    if (!found.call) return t.notObserved(`${found.reason} (a call a server answers with an SSE stream)`);
+    const slow = found.call;
     const s = t.session;
     const message = s.message('tools/call', {
       name: slow.name,

@@ -7,7 +7,7 @@ import type { Session } from '../harness/session.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 import { isObject, type JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
-import { defineCheck, describeAnswer, show, type Probe } from './check.js';
+import { defineCheck, describeAnswer, memoKey, show, type Probe, type SuiteContext } from './check.js';
 import { attempt, expectBadRequest, probeMethods } from './requests.js';
 import { keyProblem } from './result-meta.js';
 
@@ -147,6 +147,14 @@ async function initializeOnce(
   return { result: true, frames: ex.frames };
 }
 
+/** Set when a modern run's initialize on a connection of its own was answered with a result: the server speaks the legacy era too. */
+const initializeAnswered = memoKey<WireFrame[]>('versioning: initialize answered with a result in a modern run');
+
+/** Did this modern run see the server answer initialize with a result (a dual-era server)? */
+export function answeredInitialize(ctx: Pick<SuiteContext, 'run'>): boolean {
+  return ctx.run.peek(initializeAnswered) !== undefined;
+}
+
 export const initializeErrorVersions = defineCheck({
   id: 'versioning/initialize-error-versions',
   title: 'a modern-only server names its protocol versions when it refuses initialize',
@@ -164,7 +172,10 @@ export const initializeErrorVersions = defineCheck({
     // initialize selects legacy semantics for its connection or process on a dual-era server: a connection of its own.
     const session = await t.ctx.openSession();
     const answer = await sendInitialize(t, session);
-    if (answer.result) return t.skip('the server answered initialize with a result: it serves legacy clients');
+    if (answer.result) {
+      t.ctx.run.memo(initializeAnswered, () => answer.frames);
+      return t.skip('the server answered initialize with a result: it serves legacy clients');
+    }
     if (answer.none !== undefined) return t.notObserved(`initialize got no error to read: ${answer.none}`);
     const named = versions.filter((v) => answer.error!.includes(v));
     t.note('versions named', named);

@@ -48,6 +48,10 @@ export interface CallRecord {
   followUp?: { ok: boolean; detail: string; frames: WireFrame[] };
   /** The frames of this call (the follow-up has its own). */
   frames: WireFrame[];
+  /** The progressToken the call carried (every call carries one), when it did. */
+  progressToken?: string;
+  /** notifications/progress naming that token that arrived before the answer. */
+  progress?: number;
 }
 
 export interface ArgumentSettings {
@@ -188,10 +192,12 @@ export class ArgumentRun {
     };
     const session = await this.session();
     const off = session.tap((f) => record.frames.push(f));
+    const stopCounting = countProgress(session, record, params);
     try {
       // Valid calls declare every input capability the driver can answer, as a full client would.
       const meta = purpose === 'valid' ? { capabilities: { ...INPUT_CAPABILITIES } } : undefined;
-      let ex = await session.request('tools/call', params, meta ? { meta } : {});
+      const sent = record.progressToken ? { ...params, _meta: { progressToken: record.progressToken } } : params;
+      let ex = await session.request('tools/call', sent, meta ? { meta } : {});
       if (ex.result?.resultType === 'input_required') {
         const done = await completeInputRequired(session, ex, this.ctx.settings.maxRounds);
         ex = done.exchange;
@@ -207,11 +213,30 @@ export class ArgumentRun {
         this.timeoutsByTool.set(record.tool, this.validTimeouts(record.tool) + 1);
     } finally {
       off();
+      stopCounting();
     }
     if (purpose !== 'valid' && !record.timedOut) record.followUp = await followUp(session);
     this.records.push(record);
     return record;
   }
+}
+
+let callTokens = 0;
+
+/**
+ * Every call carries a progressToken (unless its params already have a `_meta`, as a
+ * probe's may): the notifications/progress naming it before the answer are counted, so
+ * the run knows which tools report progress (suites/triggers.ts).
+ */
+function countProgress(session: Session, record: CallRecord, params: JsonObject): () => void {
+  if (params._meta !== undefined) return () => undefined;
+  const token = `mcpc-call-${++callTokens}`;
+  record.progressToken = token;
+  record.progress = 0;
+  return session.onMessage((msg) => {
+    if (msg.method !== 'notifications/progress' || record.exchange) return;
+    if ((msg.params as JsonObject | undefined)?.progressToken === token) record.progress = (record.progress ?? 0) + 1;
+  });
 }
 
 function callKey(purpose: Purpose, params: JsonObject): string {
