@@ -111,6 +111,13 @@ function program(): Command {
   return generationOptions(targetOptions(new Command('mcp-conformance')));
 }
 
+/** The CLI's definitions as commander holds them: the run's options and each subcommand (docs/flags.md is generated from them). */
+export function definitions(): { run: Command; subcommands: readonly Command[] } {
+  const root = new Command('mcp-conformance');
+  for (const register of SUBCOMMANDS) register(root, { setExitCode: () => {} });
+  return { run: program(), subcommands: root.commands };
+}
+
 /** The options of what is tested: the server, its era and the checks. */
 function targetOptions(root: Command): Command {
   const cmd = root
