@@ -34,7 +34,8 @@ import { liveProgress } from './progress.js';
 const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge];
 const SUBCOMMAND_HELP = `
 Commands (each with --help):
-  list [--check GLOB] [--spec PAGE#SECTION] [--json]    the checks, their spec citations and source files
+  list [--check GLOB] [--spec PAGE[#SECTION]|GLOB] [--json]
+                                                        the checks, their spec citations and source files
   coverage [--revision R] [--json] [--spec-dir P]       which server-side RFC 2119 sentences the checks enforce
   quotes --spec-dir P [--json]                          checks whose quotes a spec working copy no longer holds
   diff <before.json> <after.json> [--json]              verdicts that changed between two result files
