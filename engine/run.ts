@@ -23,10 +23,8 @@ import { withAbortScope } from '../harness/scope.js';
 import type { Exchange, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
-import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
 import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
-import { catalogue } from '../suites/index.js';
-import { resultSchema } from '../suites/tools-list.js';
+import { catalogue, DEFAULT_RUNS, parseReplay, toolsListOwner, type ArgumentSettings } from '../suites/index.js';
 import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
 import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
@@ -688,7 +686,11 @@ async function runCheck(
   } catch (err) {
     // A shared precondition: the check that judges the walk reports its failure; the dependants name it.
     return [
-      verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message} (judged by ${idOf(resultSchema)})`),
+      verdictOnly(
+        'server',
+        'not-observed',
+        `tools/list could not be walked: ${(err as Error).message} (judged by ${idOf(toolsListOwner)})`,
+      ),
     ];
   }
   if (!walk.exhausted) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem?.detail}`)];
