@@ -11,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command, Option } from 'commander';
-import { packageRoot } from '../harness/paths.js';
+import { packageRoot } from '../engine/host.js';
 import type { SpecRef } from '../model/spec.js';
 import type { Check, Rule } from '../suites/check.js';
 import { catalogue as defaultCatalogue, sourceFileOf } from '../suites/index.js';

@@ -4,6 +4,7 @@
  * model/ only (it reads results) and only cli/, lib/ or engine/ import it; a suite
  * never imports a transport; above suites/, only the catalogue and the check
  * model (suites/index.ts, suites/check.ts) are imported, no suite by name;
+ * cli/ reaches the harness through the engine (engine/host.ts);
  * model/ imports nothing of the project but
  * itself. Type-only imports count: a type that points up the layers couples
  * them as much as a value does.
@@ -90,6 +91,7 @@ export function violations(graph: ImportGraph): string[] {
       else if (a === 'render' && !RENDER_MAY_IMPORT.includes(b)) say('render/ reads results only (model/)');
       else if (b === 'render' && !RENDER_IMPORTED_BY.includes(a)) say('only cli/, lib/ and engine/ import render/');
       else if (a === 'suites' && TRANSPORTS.includes(to)) say('a suite never imports a transport (it talks through harness/session.ts)');
+      else if (a === 'cli' && b === 'harness') say('cli/ reaches the harness through the engine (engine/host.ts), never directly');
       else if (a !== 'suites' && b === 'suites' && !SUITES_FACE.includes(to))
         say('above suites/, only the catalogue (suites/index.ts) and the check model (suites/check.ts) are imported');
       else if (a !== 'render' && b !== 'render') {
@@ -154,6 +156,9 @@ describe('layering', () => {
     ]);
     expect(plant('engine/run.ts', 'suites/tools-list.ts')).toEqual([
       'engine/run.ts → suites/tools-list.ts: above suites/, only the catalogue (suites/index.ts) and the check model (suites/check.ts) are imported',
+    ]);
+    expect(plant('cli/main.ts', 'harness/process.ts')).toEqual([
+      'cli/main.ts → harness/process.ts: cli/ reaches the harness through the engine (engine/host.ts), never directly',
     ]);
     expect(plant('engine/run.ts', 'cli/main.ts')).toHaveLength(1);
     expect(plant('suites/lists.ts', 'test/helpers.ts')).toHaveLength(1);
