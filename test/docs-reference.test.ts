@@ -4,7 +4,7 @@
  * reference server's defects and the CLI's definitions; and the comparison
  * catches a planted drift (a changed catalogue entry, a new flag, a hand edit).
  */
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -65,5 +65,11 @@ describe('the generated reference (npm run docs)', () => {
     writeFileSync(join(root, 'docs/flags.md'), committed('docs/flags.md').replace('per-request timeout', 'per-request timeout (edited)'));
     expect(docsMain(['--check'], root)).toBe(1);
     expect(docsDrift(root)[0]).toContain('(edited)');
+  });
+
+  it('the README is a front door: at most 200 lines, one link from every docs page', () => {
+    const readme = committed('README.md');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(201);
+    for (const page of readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md'))) expect(readme, page).toContain(`](docs/${page})`);
   });
 });
