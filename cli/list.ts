@@ -4,26 +4,39 @@
  *   list [--check GLOB]... [--spec [REVISION/]PAGE[#SECTION]]... [--json]
  *
  * `--spec` matches every citation of a check (its own, its parts', its legacy
- * one): `server/tools#Error Handling` (section compared case-insensitively),
- * `server/tools` (any section of the page), `2025-11-25/basic/lifecycle`
- * (one revision only). Each check is printed with the suite file that defines
- * it.
+ * one) and the sections that describe it (`context`): `server/tools` (any
+ * section of the page), `server/tools#Error Handling` (sections beginning with
+ * that, case-insensitively), `2025-11-25/basic/lifecycle` (one revision only),
+ * or a glob over `[revision/]page#section` (e.g. `'server/**'`).
+ * Each check is printed with the suite file that defines it; when nothing
+ * matches, stderr names the sections of the page (or the pages) that exist.
  */
 import type { Command } from 'commander';
+import picomatch from 'picomatch';
 import { selectChecks } from '../engine/run.js';
+import { pageText, sectionsOf, specSource } from '../engine/spec-pages.js';
 import { citationsOf, type Check } from '../suites/check.js';
 import { catalogue, sourceFileOf } from '../suites/index.js';
-import type { SpecRef } from '../model/spec.js';
+import type { SpecRef, SpecRevision } from '../model/spec.js';
 import { collect, guarded, type SubcommandContext } from './subcommand.js';
 
-/** A `--spec` argument: `[revision/]page[#section]`. */
+/**
+ * A `--spec` argument: `[revision/]page[#section prefix]`, or a glob over
+ * `revision/page#section` (a pattern with `*`, `?`, `[` or `{`).
+ */
 export interface SpecQuery {
   revision?: string;
   page: string;
   section?: string;
+  /** The glob, matched against `page#section` and `revision/page#section`, case-insensitively. */
+  glob?: (ref: string) => boolean;
 }
 
 export function parseSpecQuery(text: string): SpecQuery {
+  if (/[*?[{]/.test(text)) {
+    const glob = picomatch(text.trim(), { nocase: true, dot: true });
+    return { page: text.trim(), glob };
+  }
   const hash = text.indexOf('#');
   let page = (hash < 0 ? text : text.slice(0, hash)).trim().replace(/^\/+|\/+$/g, '');
   const section = hash < 0 ? undefined : text.slice(hash + 1).trim();
@@ -33,18 +46,54 @@ export function parseSpecQuery(text: string): SpecQuery {
   return { ...(rev ? { revision: rev[1] } : {}), page, ...(section ? { section } : {}) };
 }
 
+/** Whether a reference is named by the query: the page, and a section beginning with the query's (case-insensitive). */
 export function citesSection(ref: SpecRef, q: SpecQuery): boolean {
+  if (q.glob) return q.glob(`${ref.page}#${ref.section}`) || q.glob(`${ref.revision}/${ref.page}#${ref.section}`);
   if (q.revision && ref.revision !== q.revision) return false;
   if (ref.page !== q.page) return false;
-  return !q.section || ref.section.toLowerCase() === q.section.toLowerCase();
+  return !q.section || ref.section.toLowerCase().startsWith(q.section.toLowerCase());
 }
 
-/** The citations of a check that a query names (none: the check does not match). */
+/** Every place a check names: its citations (main, parts, legacy), then the sections that describe it (`context`). */
+function placesOf(check: Check): Array<{ where: string; spec: SpecRef }> {
+  return [
+    ...citationsOf(check).map(({ where, citation }) => ({ where: `cites ${where}:`, spec: citation.spec })),
+    ...(check.context ?? []).map((spec) => ({ where: `is described (no keyword cited) in`, spec })),
+  ];
+}
+
+/** The places of a check that a query names (none: the check does not match). */
 function matching(check: Check, queries: SpecQuery[]): string[] {
   if (queries.length === 0) return [];
-  return citationsOf(check)
-    .filter(({ citation }) => queries.some((q) => citesSection(citation.spec, q)))
-    .map(({ where, citation: { spec } }) => `${where}: ${spec.revision}/${spec.page}#${spec.section}`);
+  return placesOf(check)
+    .filter(({ spec }) => queries.some((q) => citesSection(spec, q)))
+    .map(({ where, spec }) => `${where} ${spec.revision}/${spec.page}#${spec.section}`);
+}
+
+/** How many checks name each `revision/page#section`. */
+function placeCounts(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const c of catalogue) {
+    const seen = new Set(placesOf(c).map(({ spec }) => `${spec.revision}/${spec.page}#${spec.section}`));
+    for (const key of seen) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** What exists where a query found nothing: the page's sections (with how many checks name each), or the pages checks cite. */
+export function whatExists(q: SpecQuery): string {
+  const counts = placeCounts();
+  const revision = (q.revision ?? 'draft') as SpecRevision;
+  const text = q.glob ? undefined : pageText(specSource(), revision, q.page);
+  if (text !== undefined) {
+    const sections = sectionsOf(text).map((s) => {
+      const n = counts.get(`${revision}/${q.page}#${s.heading}`) ?? 0;
+      return n ? `${s.heading} (${n})` : s.heading;
+    });
+    return `the sections of ${revision}/${q.page} (checks naming each, where any): ${sections.join('; ')}`;
+  }
+  const pages = [...new Set([...counts.keys()].map((k) => k.slice(0, k.indexOf('#'))))].sort();
+  return `the pages checks cite: ${pages.join(', ')}`;
 }
 
 /** What `list --json` prints for a check. */
@@ -55,6 +104,7 @@ export function describeCheck(c: Check) {
     spec: c.spec,
     quote: c.quote,
     ...(c.legacy ? { legacy: { spec: c.legacy.spec, quote: c.legacy.quote ?? c.quote } } : {}),
+    ...(c.context ? { context: c.context } : {}),
     ...(c.parts
       ? {
           parts: Object.fromEntries(
@@ -105,9 +155,11 @@ export function listChecks(opts: ListFlags): number {
     process.stdout.write(
       `${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.spec.page}#${c.spec.section}${only}\n    ${c.title}\n    ${sourceFileOf(c) ?? '(source file unknown)'}\n`,
     );
-    for (const line of cites) process.stdout.write(`    cites ${line}\n`);
+    for (const line of cites) process.stdout.write(`    ${line}\n`);
   }
   process.stdout.write(`${picked.length} checks\n`);
+  if (picked.length === 0)
+    for (const q of queries) process.stderr.write(`no check names ${q.page}${q.section ? `#${q.section}` : ''}; ${whatExists(q)}\n`);
   // Nothing matched a filter the user gave: say so in the exit code, as the run does for --check.
   return picked.length === 0 && (opts.check.length || queries.length) ? 1 : 0;
 }
@@ -119,7 +171,7 @@ export function registerList(program: Command, ctx: SubcommandContext): void {
     .option('--check <id-or-glob>', "only matching checks, e.g. 'tools-list/*' (repeatable)", collect, [])
     .option(
       '--spec <[revision/]page[#section]>',
-      "only checks citing this page or section, e.g. 'server/tools#Error Handling' (repeatable)",
+      "only checks citing this page, page#section (a prefix of the section) or glob, e.g. 'server/tools#Error Handling' or 'server/**' (repeatable)",
       collect,
       [],
     )

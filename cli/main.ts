@@ -14,9 +14,7 @@ import { loadBaseline, type Baseline } from '../engine/baseline.js';
 import { findConfig, loadConfig, resolveSecrets } from '../engine/config.js';
 import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { parseShard, type Shard } from '../engine/shard.js';
-import { packageRoot } from '../harness/paths.js';
-import { splitCommand } from '../harness/argv.js';
-import { killAllServers } from '../harness/process.js';
+import { killAllServers, packageRoot, splitCommand } from '../engine/host.js';
 import { abortedResult, runConformance, type ConformanceOptions } from '../lib/index.js';
 import { catalogue } from '../suites/index.js';
 import { registerCoverage, registerQuotes } from './coverage.js';
@@ -34,7 +32,8 @@ import { liveProgress } from './progress.js';
 const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge];
 const SUBCOMMAND_HELP = `
 Commands (each with --help):
-  list [--check GLOB] [--spec PAGE#SECTION] [--json]    the checks, their spec citations and source files
+  list [--check GLOB] [--spec PAGE[#SECTION]|GLOB] [--json]
+                                                        the checks, their spec citations and source files
   coverage [--revision R] [--json] [--spec-dir P]       which server-side RFC 2119 sentences the checks enforce
   quotes --spec-dir P [--json]                          checks whose quotes a spec working copy no longer holds
   diff <before.json> <after.json> [--json]              verdicts that changed between two result files
@@ -109,6 +108,13 @@ const shardValue = (value: string) => {
 
 function program(): Command {
   return generationOptions(targetOptions(new Command('mcp-conformance')));
+}
+
+/** The CLI's definitions as commander holds them: the run's options and each subcommand (docs/flags.md is generated from them). */
+export function definitions(): { run: Command; subcommands: readonly Command[] } {
+  const root = new Command('mcp-conformance');
+  for (const register of SUBCOMMANDS) register(root, { setExitCode: () => {} });
+  return { run: program(), subcommands: root.commands };
 }
 
 /** The options of what is tested: the server, its era and the checks. */

@@ -12,7 +12,7 @@
  * engine/progress.ts), kills every server this process launched, and exits 2.
  */
 import { Worker } from 'node:worker_threads';
-import { killServersOfThisProcess } from '../harness/process.js';
+import { killServersOfThisProcess } from '../engine/host.js';
 import { summarize, type CheckResult, type RunResult } from '../model/results.js';
 import { renderConsole, writeReports } from '../render/index.js';
 import type { Progress } from '../engine/progress.js';

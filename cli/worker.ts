@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { onProgress } from '../engine/progress.js';
-import { killAllServers } from '../harness/process.js';
+import { killAllServers } from '../engine/host.js';
 import type { WorkerMessage } from './watchdog.js';
 
 const port = parentPort!;

@@ -21,7 +21,8 @@ import { packageRoot } from '../harness/paths.js';
 import type { BaselineEntry, BaselineOutcome, CheckResult, RunResult, SubjectResult } from '../model/results.js';
 import { exitCodeOf } from './shard.js';
 
-export const BASELINE_SCHEMA_ID = 'https://mcp-conformance.dev/schemas/baseline.schema.json';
+/** The `$schema` a written baseline names: the schema the package ships, from a project root that installed it. */
+export const BASELINE_SCHEMA_ID = './node_modules/mcp-conformance/schemas/baseline.schema.json';
 
 export interface Baseline {
   path: string;

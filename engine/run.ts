@@ -23,20 +23,26 @@ import { withAbortScope } from '../harness/scope.js';
 import type { Exchange, Session } from '../harness/session.js';
 import { Target } from '../harness/target.js';
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
-import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
 import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
-import { catalogue } from '../suites/index.js';
-import { chosenTriggers } from '../suites/triggers.js';
-import { answeredInitialize } from '../suites/versioning.js';
+import {
+  answeredInitialize,
+  catalogue,
+  chosenTriggers,
+  DEFAULT_RUNS,
+  parseReplay,
+  toolsListOwner,
+  type ArgumentSettings,
+} from '../suites/index.js';
 import { depthOf } from './depth.js';
-import { resultSchema } from '../suites/tools-list.js';
 import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
-import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
+import { summarize, type CheckResult, type RunResult, type Selection, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
 import type { Config } from '../model/config.js';
 import type { Era, TransportKind } from '../model/wire.js';
 import { reportProgress } from './progress.js';
+import { applyBaseline, loadBaseline, markExpected, type Baseline } from './baseline.js';
+import { describePlan, leftOutChecks, planChecks, type Shard } from './shard.js';
 
 /** Protocol revisions the suite speaks: modern (2026-07-28, draft) and legacy (2025-11-25). */
 export const REVISIONS = ['2026-07-28', 'draft', '2025-11-25'] as const;
@@ -173,8 +179,9 @@ interface Stop {
   dispose: () => void;
 }
 
-export async function runConformance(options: RunOptions): Promise<RunResult> {
-  if (options.spec === 'all') return runBothEras(options, runConformance);
+/** Runs exactly the checks `options.checks` selects (no skip, shard or baseline: see `runConformance`). */
+export async function runSelection(options: RunOptions): Promise<RunResult> {
+  if (options.spec === 'all') return runBothEras(options, runSelection);
   const prep = prepare(options);
   if (!('checks' in prep)) return finish(prep.failed);
   const stop = stopSignal(prep.o);
@@ -715,7 +722,11 @@ async function runCheck(
   } catch (err) {
     // A shared precondition: the check that judges the walk reports its failure; the dependants name it.
     return [
-      verdictOnly('server', 'not-observed', `tools/list could not be walked: ${(err as Error).message} (judged by ${idOf(resultSchema)})`),
+      verdictOnly(
+        'server',
+        'not-observed',
+        `tools/list could not be walked: ${(err as Error).message} (judged by ${idOf(toolsListOwner)})`,
+      ),
     ];
   }
   if (!walk.exhausted) return [verdictOnly('server', 'not-observed', `tools/list could not be walked to the end: ${walk.problem?.detail}`)];
@@ -870,4 +881,79 @@ function reasonOf(signal: AbortSignal): string {
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/*
+ * The gate around one run: the CLI's selection and baseline options. The library
+ * (lib/index.ts) exports these names as they are.
+ */
+
+export interface ConformanceOptions extends RunOptions {
+  /** Check ids or globs left out (as `--skip`; the config's `checks.exclude` is added). */
+  skip?: string[];
+  /** Run one part of the catalogue (as `--shard index/total`). */
+  shard?: Shard;
+  /** A baseline file's path, or its content: listed fails and warns do not fail the run, stale entries do. */
+  baseline?: string | Baseline;
+  /** The configuration file `config` was read from, for the reports (the CLI sets it). */
+  configFile?: Selection['configFile'];
+}
+
+/** A result for a run that never started (bad options). */
+export function abortedResult(cause: string, options: Pick<RunOptions, 'command' | 'url' | 'spec' | 'strict'> = {}): RunResult {
+  return {
+    tool: toolVersion(),
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    target: {
+      transport: options.url ? 'http' : 'stdio',
+      ...(options.command ? { command: options.command } : {}),
+      ...(options.url ? { url: options.url } : {}),
+    },
+    revision: options.spec ?? DEFAULTS.spec,
+    strict: !!options.strict,
+    checks: [],
+    summary: summarize([]),
+    stderr: '',
+    aborted: cause,
+    harnessErrors: [],
+    exitCode: 2,
+  };
+}
+
+/**
+ * Runs the suite against one server; resolves to the result model, never
+ * rejects. The selection (`checks`, `skip`, the config's `checks.exclude`,
+ * `shard`) is planned first, and the baseline applied to the result: what the
+ * CLI and the library (`import { runConformance } from 'mcp-conformance'`) run.
+ */
+export async function runConformance(options: ConformanceOptions): Promise<RunResult> {
+  const { skip, shard, baseline, configFile, ...engine } = options;
+  const selection: Selection = {
+    ...(configFile ? { configFile } : {}),
+    leftOut: leftOutChecks({ skip, exclude: options.config?.checks?.exclude, include: options.checks }),
+  };
+  const withSelection = (run: RunResult): RunResult => ({ ...run, selection });
+  let loaded: Baseline | undefined;
+  try {
+    loaded = typeof baseline === 'string' ? loadBaseline(baseline) : baseline;
+  } catch (err) {
+    return withSelection(abortedResult((err as Error).message, options));
+  }
+  const plan = {
+    include: options.checks ?? [],
+    exclude: [...(skip ?? []), ...(options.config?.checks?.exclude ?? [])],
+    ...(shard ? { shard } : {}),
+  };
+  const selected = planChecks(plan);
+  if (selected.length === 0)
+    return withSelection(abortedResult(`no check is left to run by ${describePlan(plan)} (see "mcp-conformance list")`, options));
+  const onResult = engine.onResult;
+  const run = await runSelection({
+    ...engine,
+    checks: selected.map((c) => c.id),
+    // A live report shows a baselined failure as expected from the start.
+    ...(onResult && loaded ? { onResult: (e) => (markExpected(e.result, loaded!), onResult(e)) } : {}),
+  });
+  return withSelection(loaded ? applyBaseline(run, loaded) : run);
 }

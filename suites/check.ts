@@ -337,6 +337,13 @@ export interface CheckDef extends Rule {
    * eras (no page decides its era), and takes no `legacy` citation.
    */
   fromConfig?: string;
+  /**
+   * Sections that describe what the check judges without stating its keyword
+   * sentence (e.g. server/tools "Error Handling" sorts errors into two kinds,
+   * the keyword is the schema's). Never a citation: no quote, no level, not
+   * counted by coverage; `list --spec` finds the check by them too.
+   */
+  context?: SpecRef[];
   /** A server capability (server/discover, or initialize in the legacy era) the check needs; skipped without it. */
   capability?: 'tools' | 'prompts' | 'resources';
   /**

@@ -78,6 +78,17 @@ export const suiteModules: ReadonlyArray<{ file: string; checks: readonly Check[
 
 export const catalogue: Check[] = suiteModules.flatMap((m) => m.checks);
 
+/*
+ * What the engine needs of particular suites, named here so that the engine
+ * imports the catalogue (and the check model, check.ts) and no suite file by
+ * name (test/layering.test.ts): the owner of the tools/list walk the run
+ * opens with, and the settings of generated tool calls.
+ */
+export { resultSchema as toolsListOwner } from './tools-list.js';
+export { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from './args/calls.js';
+export { chosenTriggers } from './triggers.js';
+export { answeredInitialize } from './versioning.js';
+
 const fileOf = new Map<string, string>(suiteModules.flatMap((m) => m.checks.map((c) => [c.id, m.file] as const)));
 
 /** The suite file (relative to the package root) that defines a check. */

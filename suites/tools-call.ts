@@ -21,6 +21,7 @@ import { attempt } from './requests.js';
 import { capability } from './resources.js';
 import { inboundMessages } from './wire-messages.js';
 import type { WireFrame } from '../model/wire.js';
+import type { SpecRef } from '../model/spec.js';
 import { whyTaskOnly } from './tasks.js';
 import { inputSchemaValid, outputSchemaValid } from './tools-list.js';
 import { canonical, isObject, type JsonObject } from '../model/json.js';
@@ -60,6 +61,12 @@ const CATEGORY = {
     'Any errors that originate from the tool SHOULD be reported inside the result object, with isError set to true, not as an MCP protocol-level error response.',
   legacy: { spec: { revision: '2025-11-25', page: 'schema', section: 'CallToolResult' } },
 } as const satisfies Rule;
+
+/** server/tools "Error Handling" (both eras) sorts errors into protocol and tool execution errors, without a keyword. */
+const ERROR_HANDLING: SpecRef[] = [
+  { revision: 'draft', page: 'server/tools', section: 'Error Handling' },
+  { revision: '2025-11-25', page: 'server/tools', section: 'Error Handling' },
+];
 
 /** server/tools "Output Schema" (both eras). */
 const OUTPUT_SCHEMA_QUOTE = 'If an output schema is provided: Servers MUST provide structured results that conform to this schema.';
@@ -257,6 +264,7 @@ export const validResult = defineCheck({
   quote: 'A list of content objects that represent the unstructured result of the tool call. content: ContentBlock[];',
   legacy: { spec: { revision: '2025-11-25', page: 'schema', section: 'CallToolResult' } },
   parts: { answered: ANSWERED },
+  context: ERROR_HANDLING,
   perTool: {
     async run(t, tool) {
       const errors = new Map<string, number>();
@@ -570,6 +578,7 @@ export const invalidNoInternalError = defineCheck({
    * judges -32603 only; tools-call/validation-error-category the other codes.
    */
   ...CATEGORY,
+  context: ERROR_HANDLING,
   perTool: {
     async run(t, tool) {
       await exploreInvalid(t, tool, (rec) => {
@@ -630,6 +639,7 @@ export const validationErrorCategory = defineCheck({
   title: 'invalid arguments are reported as a tool execution error (isError), not a protocol error',
   // server/tools "Error Handling" lists input validation errors among tool execution errors (no keyword); the SHOULD is the schema's.
   ...CATEGORY,
+  context: ERROR_HANDLING,
   perTool: {
     async run(t, tool) {
       await exploreInvalid(t, tool, (rec) => {

@@ -2,7 +2,10 @@
  * Dependencies point one way: cli → engine → suites → harness → model. A
  * layer may import its own files and any layer below it; render/ may import
  * model/ only (it reads results) and only cli/, lib/ or engine/ import it; a suite
- * never imports a transport; model/ imports nothing of the project but
+ * never imports a transport; above suites/, only the catalogue and the check
+ * model (suites/index.ts, suites/check.ts) are imported, no suite by name;
+ * cli/ reaches the harness through the engine (engine/host.ts);
+ * model/ imports nothing of the project but
  * itself. Type-only imports count: a type that points up the layers couples
  * them as much as a value does.
  */
@@ -23,6 +26,8 @@ const RENDER_IMPORTED_BY = ['cli', 'lib', 'engine', 'render'];
 /** Transport implementations a suite reaches only through the session (harness/session.ts). */
 const TRANSPORTS = ['harness/stdio.ts', 'harness/http.ts', 'harness/transport.ts', 'harness/process.ts'];
 export const LAYERS = [...ORDER, 'render'];
+/** The suites' face to the layers above: the catalogue and the check model; no suite file is imported by name. */
+const SUITES_FACE = ['suites/index.ts', 'suites/check.ts'];
 const DIRECTION = ORDER.slice().reverse().join(' → ');
 
 /** File (relative to the root, e.g. `suites/lists.ts`) → the project files it imports. */
@@ -86,6 +91,9 @@ export function violations(graph: ImportGraph): string[] {
       else if (a === 'render' && !RENDER_MAY_IMPORT.includes(b)) say('render/ reads results only (model/)');
       else if (b === 'render' && !RENDER_IMPORTED_BY.includes(a)) say('only cli/, lib/ and engine/ import render/');
       else if (a === 'suites' && TRANSPORTS.includes(to)) say('a suite never imports a transport (it talks through harness/session.ts)');
+      else if (a === 'cli' && b === 'harness') say('cli/ reaches the harness through the engine (engine/host.ts), never directly');
+      else if (a !== 'suites' && b === 'suites' && !SUITES_FACE.includes(to))
+        say('above suites/, only the catalogue (suites/index.ts) and the check model (suites/check.ts) are imported');
       else if (a !== 'render' && b !== 'render') {
         const ia = ORDER.indexOf(a as (typeof ORDER)[number]);
         const ib = ORDER.indexOf(b as (typeof ORDER)[number]);
@@ -145,6 +153,12 @@ describe('layering', () => {
     expect(plant('render/text.ts', 'suites/check.ts')).toEqual(['render/text.ts → suites/check.ts: render/ reads results only (model/)']);
     expect(plant('suites/lists.ts', 'render/text.ts')).toEqual([
       'suites/lists.ts → render/text.ts: only cli/, lib/ and engine/ import render/',
+    ]);
+    expect(plant('engine/run.ts', 'suites/tools-list.ts')).toEqual([
+      'engine/run.ts → suites/tools-list.ts: above suites/, only the catalogue (suites/index.ts) and the check model (suites/check.ts) are imported',
+    ]);
+    expect(plant('cli/main.ts', 'harness/process.ts')).toEqual([
+      'cli/main.ts → harness/process.ts: cli/ reaches the harness through the engine (engine/host.ts), never directly',
     ]);
     expect(plant('engine/run.ts', 'cli/main.ts')).toHaveLength(1);
     expect(plant('suites/lists.ts', 'test/helpers.ts')).toHaveLength(1);

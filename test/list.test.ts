@@ -1,6 +1,6 @@
 /**
  * `mcp-conformance list` as a user runs it: --json (not swallowed by the run's
- * --json <path>), --check globs, --spec sections, and the source file of every
+ * --json <path>), --check globs, --spec pages, sections and globs, and the source file of every
  * check (suites/index.ts records it per module; this proves each file defines
  * exactly the checks recorded for it).
  */
@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { citationsOf } from '../suites/check.js';
 import { catalogue, sourceFileOf, suiteModules } from '../suites/index.js';
+import { pageText, sectionsOf, specSource } from '../engine/spec-pages.js';
 import { ROOT, runCli } from './helpers.js';
 
 interface Listed {
@@ -57,14 +58,28 @@ describe('list', () => {
     expect(none.stdout).toContain('0 checks');
   });
 
-  it("--spec 'page#section' prints the checks citing that section, with their source files", async () => {
-    for (const query of ['server/tools#Error Handling', `${catalogue[0]!.spec.page}#${catalogue[0]!.spec.section}`]) {
-      const [page, section] = query.split('#') as [string, string];
-      const expected = catalogue.filter((c) =>
-        citationsOf(c).some(({ citation: { spec } }) => spec.page === page && spec.section.toLowerCase() === section.toLowerCase()),
-      );
+  /** The checks a citation (or, with `context`, a describing section) of which is on the page, in a section starting with `section`. */
+  function naming(page: string, section = '', revision?: string) {
+    return catalogue.filter((c) =>
+      [...citationsOf(c).map(({ citation: { spec } }) => spec), ...(c.context ?? [])].some(
+        (spec) =>
+          spec.page === page && spec.section.toLowerCase().startsWith(section.toLowerCase()) && (!revision || spec.revision === revision),
+      ),
+    );
+  }
+
+  it("--spec 'page' and 'page#section' print the checks naming them, with their source files", async () => {
+    for (const query of [
+      'server/tools',
+      'server/tools#Error Handling',
+      'server/tools#error',
+      `${catalogue[0]!.spec.page}#${catalogue[0]!.spec.section}`,
+    ]) {
+      const [page, section] = query.split('#') as [string, string | undefined];
+      const expected = naming(page, section);
+      expect(expected.length, query).toBeGreaterThan(0);
       const r = await runCli(['list', '--spec', query]);
-      expect(r.code, r.stderr).toBe(expected.length ? 0 : 1);
+      expect(r.code, r.stderr).toBe(0);
       const printed = [...r.stdout.matchAll(/^(\S+\/\S+)\s+(?:MUST|SHOULD|MAY)\s/gm)].map((m) => m[1]);
       expect(printed).toEqual(expected.map((c) => c.id));
       for (const c of expected) expect(r.stdout).toMatch(new RegExp(`^${c.id} .*\n.*\n    ${sourceFileOf(c)}$`, 'm'));
@@ -73,11 +88,45 @@ describe('list', () => {
     // A revision prefix narrows to that revision's citations; page alone matches any section.
     const legacy = await runCli(['list', '--spec', '2025-11-25/basic/lifecycle', '--json']);
     const ids = (JSON.parse(legacy.stdout || '[]') as Listed[]).map((c) => c.id);
-    expect(ids).toEqual(
-      catalogue
-        .filter((c) => citationsOf(c).some(({ citation: { spec } }) => spec.revision === '2025-11-25' && spec.page === 'basic/lifecycle'))
-        .map((c) => c.id),
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids).toEqual(naming('basic/lifecycle', '', '2025-11-25').map((c) => c.id));
+  });
+
+  it('--spec takes a glob over [revision/]page#section', async () => {
+    const r = await runCli(['list', '--spec', 'server/utilities/**', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const ids = (JSON.parse(r.stdout) as Listed[]).map((c) => c.id);
+    const expected = catalogue.filter((c) => citationsOf(c).some(({ citation: { spec } }) => spec.page.startsWith('server/utilities/')));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(ids).toEqual(expected.map((c) => c.id));
+  });
+
+  it('a section that describes a check without a keyword is a real section of its page, never a citation', () => {
+    const described = catalogue.filter((c) => c.context?.length);
+    expect(described.length).toBeGreaterThan(0);
+    for (const c of described) {
+      for (const spec of c.context!) {
+        const text = pageText(specSource(), spec.revision, spec.page);
+        expect(text, `${c.id}: ${spec.revision}/${spec.page}`).toBeDefined();
+        expect(
+          sectionsOf(text!).map((s) => s.heading),
+          c.id,
+        ).toContain(spec.section);
+        expect(citationsOf(c).map(({ citation }) => citation.spec)).not.toContainEqual(spec);
+      }
+    }
+  });
+
+  it('when --spec finds nothing, it says which sections (or pages) exist, and exits 1', async () => {
+    const section = await runCli(['list', '--spec', 'server/tools#No Such Section']);
+    expect(section.code).toBe(1);
+    expect(section.stdout).toContain('0 checks');
+    expect(section.stderr).toMatch(
+      /^no check names server\/tools#No Such Section; the sections of draft\/server\/tools .*Capabilities \(\d+\).*Error Handling \(\d+\)/,
     );
+    const page = await runCli(['list', '--spec', 'server/no-such-page']);
+    expect(page.code).toBe(1);
+    expect(page.stderr).toMatch(/the pages checks cite: .*draft\/server\/tools/);
   });
 
   it('bad arguments exit 2 with one line on stderr', async () => {
