@@ -26,10 +26,12 @@ import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harne
 import { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from '../suites/args/calls.js';
 import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Discovery, type SuiteContext } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
+import { callGuard, HELD_BACK_FLAG } from '../suites/safety.js';
+import { RefusedCallError } from '../harness/call-guard.js';
 import { resultSchema } from '../suites/tools-list.js';
 import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
-import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
+import { heldBackOf, summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
 import type { Config } from '../model/config.js';
 import type { Era, TransportKind } from '../model/wire.js';
@@ -112,6 +114,9 @@ export const DEFAULTS = {
   maxRounds: 8,
   runs: DEFAULT_RUNS,
 };
+
+/** What lets the suite call the tools its safety policy held back (RunResult.heldBack.remedy). */
+export const HELD_BACK_REMEDY = `${HELD_BACK_FLAG} (a glob; or tools.include in the config file) or --allow-side-effects lets the suite call them`;
 
 /** Default wait for a change notification after the list-changed trigger. */
 export const NOTIFICATION_TIMEOUT_MS = 5_000;
@@ -410,6 +415,8 @@ function openTarget(prep: Prepared, signal: AbortSignal): Promise<Target> {
     shutdownGraceMs: o.shutdownGraceMs,
     clock: prep.clock,
     runSignal: signal,
+    // The last gate of the safety promise: every tools/call of the run is put to the policy on its way out.
+    callGuard: callGuard({ config: o.config ?? {}, settings: { arguments: prep.argumentSettings } }),
   });
 }
 
@@ -642,6 +649,8 @@ function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>): 
   // Whatever the server echoed back, no secret reaches a report.
   redactor.redactDeep(result);
   result.summary = summarize(result.checks);
+  const held = heldBackOf(result.checks, HELD_BACK_REMEDY);
+  if (held) result.heldBack = held;
   const s = result.summary;
   if (!result.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) {
     result.aborted = 'nothing was tested: every check was skipped or not observed';
@@ -743,7 +752,10 @@ async function runSubject(
       }),
     ]);
   } catch (err) {
-    if (err instanceof VerdictSignal) return done({ verdict: err.verdict, reason: err.reason, findings: [] });
+    if (err instanceof VerdictSignal)
+      return done({ verdict: err.verdict, reason: err.reason, findings: [], ...(err.heldBack ? { heldBack: err.heldBack } : {}) });
+    // The tool-call gate refused a call the check should not have made: the session recorded the harness error.
+    if (err instanceof RefusedCallError) return done({ verdict: 'not-observed', reason: err.message, findings: [] });
     if (err instanceof AbortedError) return done({ verdict: 'not-observed', reason: err.message, findings: [] });
     if (err instanceof HarnessError) {
       probe.expect(false, {

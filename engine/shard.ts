@@ -16,6 +16,7 @@ import picomatch from 'picomatch';
 import type { Check } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import { summarize, type CheckResult, type RunResult, type SubjectResult, type Verdict } from '../model/results.js';
+import { mergeHeldBack } from './all-eras.js';
 
 export interface Shard {
   /** 1-based. */
@@ -144,6 +145,7 @@ function mergeParts(parts: RunResult[]): RunResult {
       .join('\n'),
     ...(aborted.length ? { aborted: [...new Set(aborted)].join('; ') } : {}),
     harnessErrors: parts.flatMap((p) => p.harnessErrors),
+    ...(mergeHeldBack(parts) ? { heldBack: mergeHeldBack(parts)! } : {}),
     exitCode: 0,
   };
   const s = run.summary;

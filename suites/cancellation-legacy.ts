@@ -22,6 +22,7 @@ import type { JsonObject } from '../model/json.js';
 import { defineCheck, describeAnswer, type Probe } from './check.js';
 import type { WireFrame } from '../model/wire.js';
 import { serverCancellations } from './cancellation.js';
+import { whyNotCallableAsWritten } from './safety.js';
 
 export const cancelledNotAnswered = defineCheck({
   id: 'cancellation/cancelled-not-answered',
@@ -42,6 +43,8 @@ export const cancelledNotAnswered = defineCheck({
     const slow = t.ctx.config.slowTool;
     if (!slow)
       return t.notObserved('no slowTool in the configuration file: the suite knows no call that stays in flight long enough to cancel');
+    const excluded = whyNotCallableAsWritten(t.ctx, slow.name);
+    if (excluded) return t.notObserved(`slowTool ${slow.name} ${excluded}`);
     const s = await t.ctx.openSession();
     const id: RequestId = s.nextId();
     const token = `mcpc-progress-${String(id)}`;

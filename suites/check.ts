@@ -137,6 +137,8 @@ export class VerdictSignal extends Error {
   constructor(
     readonly verdict: 'skip' | 'not-observed',
     readonly reason: string,
+    /** Not observed because the safety policy held these tools back. */
+    readonly heldBack?: string[],
   ) {
     super(reason);
   }
@@ -280,9 +282,9 @@ export class Probe {
     throw new VerdictSignal('skip', reason);
   }
 
-  /** The check applies but could not be exercised. */
-  notObserved(reason: string): never {
-    throw new VerdictSignal('not-observed', reason);
+  /** The check applies but could not be exercised (`heldBack`: for want of calls to these tools, which the safety policy holds back). */
+  notObserved(reason: string, opts: { heldBack?: string[] } = {}): never {
+    throw new VerdictSignal('not-observed', reason, opts.heldBack?.length ? opts.heldBack : undefined);
   }
 
   /** An observation worth reporting even when the check passes. */

@@ -211,6 +211,8 @@ export const callRequestsOnCallStream = defineCheck({
     const tool = t.ctx.config.capabilityTool;
     if (!tool)
       return t.notObserved('no capabilityTool in the configuration file: the suite knows no call that makes the server ask the client');
+    const excluded = whyNotCallableAsWritten(t.ctx, tool.name);
+    if (excluded) return t.notObserved(`capabilityTool ${tool.name} ${excluded}`);
     // Only requests for what the tool needs are its own; anything else may be unrelated, as the GET stream allows.
     const methods = new Set(tool.requires.map((c) => REQUEST_OF_CAPABILITY[c]));
     const asked: Array<{ method: string; frame: WireFrame }> = [];

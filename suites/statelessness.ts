@@ -12,7 +12,7 @@ import { defineCheck, describeAnswer, idOf, schedule, show, VerdictSignal, type 
 import { describeDiff, toolsDiff } from './compare.js';
 import { answeredRounds, judgeable, stateRound, survey, type AskRound, type MrtrTool } from './mrtr.js';
 import { attempt } from './requests.js';
-import { whyNotCallable, whyNotCallableAsWritten } from './safety.js';
+import { heldBackNames, whyNotCallable, whyNotCallableAsWritten } from './safety.js';
 
 /**
  * A tool the suite may call with no arguments: none required, read-only (or
@@ -49,10 +49,15 @@ export const freshConnection = defineCheck({
     const fresh = await t.ctx.toolsFresh();
     const freshNames = new Set(fresh.items.map((x) => String(x?.name)));
     const tool = await callableTool(t, (x) => freshNames.has(String(x.name)));
-    if (!tool)
+    if (!tool) {
+      const noArguments = (await t.ctx.tools()).items.filter(
+        (x) => !((x.inputSchema as JsonObject | undefined)?.required as unknown[])?.length,
+      );
       return t.notObserved(
         'no listed tool can be called without arguments and without side effects (see tools.include / allowSideEffects in the configuration file)',
+        { heldBack: heldBackNames(t.ctx, noArguments) },
       );
+    }
     const params = { name: tool.name, arguments: {} };
     const reference = await t.request('tools/call', params);
     // A client the server has never seen, on a connection that has carried nothing before.

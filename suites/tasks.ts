@@ -27,7 +27,7 @@ import { walkList } from '../harness/walk.js';
 import { argumentRun } from './args/calls.js';
 import { defineCheck, describeAnswer, memoKey, show, VerdictSignal, type Probe } from './check.js';
 import { NEVER_ISSUED_CURSOR } from './pagination.js';
-import { whyNotCallableAsWritten } from './safety.js';
+import { heldBackNames, whyNotCallableAsWritten } from './safety.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import { ERROR_CODES } from '../model/error-codes.js';
@@ -74,6 +74,10 @@ export const ignoredWithoutCapability = defineCheck({
     }
     // tools/call: the same unknown tool with and without the task field gets the same kind of answer.
     const params = { name: NO_SUCH_TOOL, arguments: {} };
+    // The gate lets a name the server does not list through once the list was walked to its end.
+    await t.ctx.tools().catch(() => undefined);
+    const refused = whyNotCallableAsWritten(t.ctx, NO_SUCH_TOOL) ?? t.session.callRefusal(params);
+    if (refused) return t.note('tools/call', `not probed: ${refused}`);
     const plain = await t.request('tools/call', params);
     const augmented = await t.request('tools/call', { ...params, task: { ...TASK } });
     if (kind(augmented) !== kind(plain)) t.markSchemaJudged(augmented);
@@ -146,6 +150,7 @@ async function taskCall(t: Probe): Promise<TaskCall> {
   if (params) return { params, from: `${String(params.name)}, with generated valid arguments` };
   return t.notObserved(
     `no task-capable tool may be called by the suite (${refused.join('; ')}): name one as taskTool in the configuration file, with arguments, or allow it with --tools / tools.include`,
+    { heldBack: heldBackNames(t.ctx, capable) },
   );
 }
 
@@ -647,10 +652,11 @@ export const forbiddenToolRefused = defineCheck({
     if (!plain.length) return t.skip('every listed tool supports tasks (execution.taskSupport "optional" or "required")');
     // A server that ignores the task runs the tool: only a tool the call policy lets the suite call, with valid arguments.
     const run = argumentRun(t.ctx);
-    const tool = plain.find((tl) => run.whyNotCallable(tl) === undefined && run.validPlan(tl).ok);
+    const tool = plain.find((tl) => run.whyNotCallable(tl, 'a task') === undefined && run.validPlan(tl).ok);
     if (!tool)
       return t.notObserved(
         `no tool without task support may be called by the suite (${plain.map((tl) => String(tl.name)).join(', ')}): allow one with --tools / tools.include`,
+        { heldBack: heldBackNames(t.ctx, plain) },
       );
     const plan = run.validPlan(tool);
     const [args] = plan.ok ? fc.sample(plan.arb, { seed: run.settings.seed, numRuns: 1 }) : [{}];
@@ -687,7 +693,7 @@ function callOneOf(t: Probe, tools: JsonObject[]): { params?: JsonObject; refuse
   const run = argumentRun(t.ctx);
   const refused: string[] = [];
   for (const tool of tools) {
-    const why = run.whyNotCallable(tool);
+    const why = run.whyNotCallable(tool, 'a task');
     const plan = why ? undefined : run.validPlan(tool);
     if (plan?.ok) {
       const [args] = fc.sample(plan.arb, { seed: run.settings.seed, numRuns: 1 });
