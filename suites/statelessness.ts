@@ -2,6 +2,7 @@
  * Statelessness (basic/index "Statelessness"): each request is answered from
  * what it carries alone, on any connection, whatever other clients send.
  */
+import { NO_SUCH_TOOL } from './tasks.js';
 import { randomUUID } from 'node:crypto';
 import { answerInputRequests, completeRequest, isInputRequired, sendRetry } from '../harness/mrtr.js';
 import { CLIENT_INFO, type MetaOptions } from '../harness/protocol.js';
@@ -146,9 +147,15 @@ export const listUnaffected = defineCheck({
       sent.push(`tools/call ${String(tool.name)}`);
     }
     await session.request('server/discover', {}, { meta: { clientInfo: { name: 'mcp-conformance-other', version: CLIENT_INFO.version } } });
-    await attempt(session, 'tools/call', { name: 'mcp-conformance-no-such-tool', arguments: {} }, {});
+    sent.push('server/discover (another client)');
+    // An unknown tool runs nothing; still, tools.exclude and the gate have the last word.
+    const unknown = { name: NO_SUCH_TOOL, arguments: {} };
+    if (whyNotCallableAsWritten(t.ctx, NO_SUCH_TOOL) === undefined && session.callRefusal(unknown) === undefined) {
+      await attempt(session, 'tools/call', unknown, {});
+      sent.push('tools/call of an unknown tool');
+    }
     await attempt(session, 'mcp-conformance/no-such-method', {}, {});
-    sent.push('server/discover (another client)', 'tools/call of an unknown tool', 'an unknown method');
+    sent.push('an unknown method');
     const after = await walk(t, session, undefined, 'after the other requests');
     t.note('requests in between', sent);
     const diff = describeDiff(toolsDiff(before.items, after.items));
