@@ -9,12 +9,11 @@
  * SUBCOMMANDS below (cli/subcommand.ts parses them on their own).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadBaseline, type Baseline } from '../engine/baseline.js';
 import { findConfig, loadConfig, resolveSecrets } from '../engine/config.js';
 import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { parseShard, type Shard } from '../engine/shard.js';
-import { packageRoot } from '../harness/paths.js';
 import { splitCommand } from '../harness/argv.js';
 import { killAllServers } from '../harness/process.js';
 import { abortedResult, runConformance, type ConformanceOptions } from '../lib/index.js';
@@ -26,12 +25,13 @@ import { registerMerge } from './merge.js';
 import { dispatchSubcommand, type RegisterSubcommand } from './subcommand.js';
 import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
-import { shellWord } from '../render/text.js';
 import { deliver } from './output.js';
+import { expandServer, parseEnv, parseHeaders } from './launch.js';
+import { registerInit } from './init.js';
 import { liveProgress } from './progress.js';
 
 // Subcommands, one cli/<name>.ts each: parsed on their own (cli/subcommand.ts), so the run's options never swallow theirs.
-const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge];
+const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge, registerInit];
 const SUBCOMMAND_HELP = `
 Commands (each with --help):
   list [--check GLOB] [--spec PAGE#SECTION] [--json]    the checks, their spec citations and source files
@@ -40,6 +40,7 @@ Commands (each with --help):
   diff <before.json> <after.json> [--json]              verdicts that changed between two result files
   merge <results.json>... [--junit P] [--json P] [--html P] [--baseline F]
                                                         one set of reports from --shard runs
+  init --server CMD | --url URL [--output P] [--force]  write an annotated configuration file for the server
   help <command>                                        a command's options`;
 
 export const DEFAULT_JUNIT = 'reports/junit.xml';
@@ -215,26 +216,6 @@ function generationOptions(cmd: Command): Command {
     .addHelpText('after', SUBCOMMAND_HELP);
 }
 
-function parseHeaders(list: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const h of list) {
-    const i = h.indexOf(':');
-    if (i <= 0) throw new UsageError(`--header must look like "Name: value", got ${JSON.stringify(h.split(':')[0])}`);
-    out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
-  }
-  return out;
-}
-
-function parseEnv(list: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of list) {
-    const i = e.indexOf('=');
-    if (i <= 0) throw new UsageError(`--env must look like KEY=VALUE, got ${JSON.stringify(e.split('=')[0])}`);
-    out[e.slice(0, i)] = e.slice(i + 1);
-  }
-  return out;
-}
-
 /** A usage error: the cause and a hint, nothing else on the terminal; the reports still record it. */
 class UsageError extends Error {
   constructor(
@@ -259,14 +240,6 @@ async function usageError(err: UsageError, argv: string[]): Promise<number> {
     env: {},
   });
   return 2;
-}
-
-/** `reference [args]`: the bundled reference server. */
-function expandServer(command: string): string {
-  const words = splitCommand(command);
-  if (words[0] !== 'reference') return command;
-  const server = join(packageRoot(), 'fixtures', 'servers', 'reference', 'server.js');
-  return [process.execPath, server, ...words.slice(1)].map(shellWord).join(' ');
 }
 
 /** The value of `--name v` or `--name=v` in raw argv, for the bad-flags path. */

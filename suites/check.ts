@@ -11,7 +11,7 @@ import type { Discovery } from '../harness/negotiate.js';
 import type { ListMethod, ListWalk } from '../harness/walk.js';
 import type { ArgumentSettings } from './args/calls.js';
 import type { CheckInfo, Finding, ReplayCase } from '../model/results.js';
-import type { Config } from '../model/config.js';
+import type { Config, ConfigKey } from '../model/config.js';
 import { levelAtMost, type Citation, type Level, type SpecRef } from '../model/spec.js';
 import type { Era, TransportKind, WireFrame } from '../model/wire.js';
 import { canonical, type JsonObject } from '../model/json.js';
@@ -339,6 +339,13 @@ export interface CheckDef extends Rule {
    * eras (no page decides its era), and takes no `legacy` citation.
    */
   fromConfig?: string;
+  /**
+   * The configuration keys without which the check can only report
+   * not-observed: it needs the call or trigger the key names (what
+   * `mcp-conformance init` says each key unlocks; test/init.test.ts holds it
+   * to the reasons a run without a file gives).
+   */
+  unlockedBy?: readonly ConfigKey[];
   /** A server capability (server/discover, or initialize in the legacy era) the check needs; skipped without it. */
   capability?: 'tools' | 'prompts' | 'resources';
   /**
@@ -396,6 +403,12 @@ export function defineCheck(def: CheckDef): Check {
         ? ['modern', 'legacy']
         : ['modern'];
   return { ...def, area, transports: def.transports ?? ['stdio', 'http'], revisions };
+}
+
+/** The configuration keys that unlock a check: its `unlockedBy`, or the key whose declarations it judges (`fromConfig`). */
+export function unlockingKeys(check: Pick<CheckDef, 'unlockedBy' | 'fromConfig'>): ConfigKey[] {
+  if (check.unlockedBy) return [...check.unlockedBy];
+  return check.fromConfig === 'fixtures' ? ['fixtures'] : [];
 }
 
 /**

@@ -44,6 +44,7 @@ const OTHER_CAPABILITIES: Record<Exclude<InputCapability, 'elicitation'>, JsonOb
 
 export const supportedModes = defineCheck({
   id: 'elicitation/supported-modes',
+  unlockedBy: ['capabilityTool'],
   title: 'elicitation requests use only the modes the client declared (form only, URL only)',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'client/elicitation', section: 'Capabilities' },

@@ -30,6 +30,7 @@ function isResponse(text: string): boolean {
 
 export const progressNotifications = defineCheck({
   id: 'progress/notifications',
+  unlockedBy: ['slowTool'],
   title: "progress values increase, name an active request's token, and stop at completion",
   level: 'MUST',
   capability: 'tools',

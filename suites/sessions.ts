@@ -202,6 +202,7 @@ const REQUEST_OF_CAPABILITY: Record<InputCapability, string> = {
 
 export const callRequestsOnCallStream = defineCheck({
   id: 'sessions/call-requests-on-call-stream',
+  unlockedBy: ['capabilityTool'],
   title: "requests the server makes for a call (the configured capability tool) come on that call's stream, not the GET stream",
   level: 'SHOULD',
   transports: ['http'],
@@ -326,6 +327,7 @@ const hasId = (e: SseEvent) => e.id !== undefined && e.id !== '';
 
 export const sseEventIds = defineCheck({
   id: 'sessions/sse-event-ids',
+  unlockedBy: ['slowTool'],
   title: "SSE event IDs are unique across a session's streams, and a POST's stream opens with a priming event",
   level: 'MUST',
   transports: ['http'],

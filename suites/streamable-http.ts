@@ -675,6 +675,7 @@ export const paramHeaders = defineCheck({
 
 export const sseEnds = defineCheck({
   id: 'streamable-http/sse-ends',
+  unlockedBy: ['slowTool'],
   title: 'the final response ends its SSE stream',
   level: 'SHOULD',
   spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Receiving Messages' },

@@ -307,6 +307,7 @@ function taskOf(ex: Exchange): JsonObject | undefined {
 
 export const createTaskResult = defineCheck({
   id: 'tasks/create-task-result',
+  unlockedBy: ['taskTool'],
   title: 'a task-augmented tools/call of a task-capable tool is answered with a CreateTaskResult',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Result Retrieval' },
@@ -357,6 +358,7 @@ const ISO_8601 = /^\d{4}-?\d{2}-?\d{2}([Tt ]\d{2}(:?\d{2}(:?\d{2}([.,]\d+)?)?)?)
 
 export const taskTimestamps = defineCheck({
   id: 'tasks/timestamps',
+  unlockedBy: ['taskTool'],
   title: 'every task response gives createdAt and lastUpdatedAt as ISO 8601 timestamps',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'TTL and Resource Management' },
@@ -390,6 +392,7 @@ function relatesTo(ex: Exchange, taskId: string): boolean {
 
 export const resultFinal = defineCheck({
   id: 'tasks/result-final',
+  unlockedBy: ['taskTool'],
   title: "tasks/result of a terminal task answers the underlying call's final result, with the related-task _meta, and blocks until then",
   level: 'MUST',
   spec: RESULT_SECTION,
@@ -448,6 +451,7 @@ export const resultFinal = defineCheck({
 
 export const terminalStays = defineCheck({
   id: 'tasks/terminal-stays',
+  unlockedBy: ['taskTool'],
   title: 'a task seen in a terminal status is never seen in another status afterwards',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Task Status Lifecycle' },
@@ -550,6 +554,7 @@ async function pollCancelled(t: Probe, session: Session, taskId: string, forMs: 
 
 export const cancelTransitions = defineCheck({
   id: 'tasks/cancel-transitions',
+  unlockedBy: ['taskTool'],
   title: 'tasks/cancel of a working task answers it cancelled, and it stays cancelled',
   level: 'MUST',
   spec: CANCEL_SECTION,
@@ -612,6 +617,7 @@ export const cancelTransitions = defineCheck({
 
 export const listRetrievable = defineCheck({
   id: 'tasks/list-retrievable',
+  unlockedBy: ['taskTool'],
   title: 'a task tasks/get serves is in the tasks/list walk',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Task Listing' },
@@ -706,6 +712,7 @@ function callOneOf(t: Probe, tools: JsonObject[]): { params?: JsonObject; refuse
 
 export const requiredNeedsTask = defineCheck({
   id: 'tasks/required-needs-task',
+  unlockedBy: ['taskTool'],
   title: 'a tools/call without a task of a tool whose taskSupport is "required" is refused with -32601',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Tool-Level Negotiation' },
@@ -737,6 +744,7 @@ export const requiredNeedsTask = defineCheck({
 
 export const progressStops = defineCheck({
   id: 'tasks/progress-stops',
+  unlockedBy: ['taskTool'],
   title: "no progress for a task after it was seen in a terminal status (the task-augmented call's progressToken)",
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/progress', section: 'Behavior Requirements' },
