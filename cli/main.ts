@@ -202,8 +202,13 @@ function generationOptions(cmd: Command): Command {
     .option('--runs <n>', 'generated tools/call arguments per tool and check', positiveInt('--runs'), DEFAULTS.runs)
     .option('--seed <n>', 'seed of argument generation (default: random, reported)', seedValue)
     .option('--replay <path@tool>', 'replay one generated case, as a failure prints it (with its --seed and --check)')
-    .option('--tools <glob>', 'tools that may be called with valid arguments besides read-only ones (repeatable)', collect, [])
-    .option('--allow-side-effects', 'call every tool with valid arguments, read-only or not', false)
+    .option(
+      '--tools <glob>',
+      'tools the suite may call (with generated, invalid and probe arguments) besides read-only ones (repeatable)',
+      collect,
+      [],
+    )
+    .option('--allow-side-effects', 'let the suite call every tool, read-only or not (tools.exclude still wins)', false)
     .option(
       '--jobs <n>',
       'checks run at once (default: 4 on stdio, one server process each; 6 on HTTP, one connection each)',
