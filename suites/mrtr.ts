@@ -29,7 +29,7 @@ import { defineCheck, idOf, memoKey, schedule, describeAnswer, frameKey, show, t
 import { fixtureOutcome } from './fixtures.js';
 import { resultType } from './protocol.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
-import { heldBackNames, whyNotCallable } from './safety.js';
+import { heldBackClause, heldBackNames, whyNotCallable } from './safety.js';
 import { isObject, type JsonObject } from '../model/json.js';
 import type { ScriptedAnswer } from '../model/config.js';
 import type { Era, WireFrame } from '../model/wire.js';
@@ -97,10 +97,11 @@ async function mrtrTools(t: Probe): Promise<MrtrTool[]> {
   if (s.tools.length === 0) {
     const called = s.completedAtOnce.length;
     const listed = (await t.ctx.tools()).items.filter((tool) => String(tool.name) in s.notCalled);
+    const held = heldBackNames(t.ctx, listed);
     t.notObserved(
       `no tool the suite may call answered input_required (${called} tool(s) called completed at once, ` +
-        `${Object.keys(s.notCalled).length} not called); name tools that ask for input in the configuration file's fixtures`,
-      { heldBack: heldBackNames(t.ctx, listed) },
+        `${Object.keys(s.notCalled).length} not called); name tools that ask for input in the configuration file's fixtures${heldBackClause(held)}`,
+      { heldBack: held },
     );
   }
   t.note(

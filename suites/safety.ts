@@ -1,19 +1,26 @@
 /**
  * The one tool-call safety policy. A tools/call executes the tool for real,
- * so every path of the suite that calls a tool asks here first: generated
- * valid calls (suites/args), the input_required survey (suites/targets.ts,
- * suites/mrtr.ts), the fixture calls (suites/fixtures.ts), the calls of the
- * statelessness checks, and the tools the configuration file names
- * (capabilityTool, slowTool, the listChanged trigger).
+ * so every path of the suite that calls a tool asks here first, and the
+ * session layer asks again as the call goes out (`callGuard`, the gate of
+ * harness/call-guard.ts: a call it refuses is never sent, and is a harness
+ * error).
  *
- * - `tools.exclude` (configuration file) always wins: an excluded tool is
- *   never called, whatever else says it may be, fixtures included.
- * - A call the user wrote (a fixture, a tool the file names) is otherwise made
- *   as written: the user asked for it.
- * - A call the suite makes up (generated valid arguments, an empty-argument
- *   call) needs consent: the tool is annotated `readOnlyHint: true`, or named
- *   by `--tools` / `tools.include`, or `--allow-side-effects` /
- *   `tools.allowSideEffects` allows every tool.
+ * - `tools.exclude` (configuration file) always wins: an excluded tool gets
+ *   no tools/call of any kind, whatever else says it may, fixtures and
+ *   --allow-side-effects included.
+ * - A call the user wrote (a fixture, a tool a key of the file names:
+ *   slowTool, taskTool, capabilityTool, a listChanged or subscriptionEnd
+ *   trigger) is otherwise made as written: the user asked for it.
+ * - A call the suite makes up, of any kind (generated valid or invalid
+ *   arguments, protocol probes, MRTR variations, task-augmented calls,
+ *   header probes), needs consent: the tool is annotated
+ *   `readOnlyHint: true`, or named by `--tools` / `tools.include`, or
+ *   `--allow-side-effects` / `tools.allowSideEffects` allows every tool. A
+ *   server that does not validate executes an invalid call, so invalid
+ *   calls need the same consent as valid ones.
+ * - A check that may not call a tool for want of consent reports it held
+ *   back (`notCalled`, `heldBackNames`): the report names the tool and the
+ *   flag that lets it run.
  *
  * Globs are picomatch globs matched with `dot: true`, so `*` matches a name
  * that starts with a dot (`.hidden`) as well.
@@ -93,6 +100,13 @@ export function isHeldBack(scope: PolicyScope, tool: JsonObject): boolean {
 /** The names of those of `tools` the read-only rule holds back. */
 export function heldBackNames(scope: PolicyScope, tools: JsonObject[]): string[] {
   return tools.filter((tool) => isHeldBack(scope, tool)).map((tool) => String(tool.name));
+}
+
+/** ` (held back: a, b: --tools <name> lets the suite call them)`, or '' when none is held back: for a reason that names them. */
+export function heldBackClause(names: string[]): string {
+  if (names.length === 0) return '';
+  const shown = names.slice(0, 5).join(', ') + (names.length > 5 ? ', …' : '');
+  return ` (held back, not annotated readOnlyHint: true: ${shown}; ${HELD_BACK_FLAG} lets the suite call ${names.length === 1 ? 'it' : 'them'})`;
 }
 
 /** The tools the configuration file names in a key that calls them (a trigger, slowTool, fixtures…): the user wrote those calls. */

@@ -13,7 +13,7 @@ import { defineCheck, describeAnswer, idOf, schedule, show, VerdictSignal, type 
 import { describeDiff, toolsDiff } from './compare.js';
 import { answeredRounds, judgeable, stateRound, survey, type AskRound, type MrtrTool } from './mrtr.js';
 import { attempt } from './requests.js';
-import { heldBackNames, whyNotCallable, whyNotCallableAsWritten } from './safety.js';
+import { heldBackClause, heldBackNames, whyNotCallable, whyNotCallableAsWritten } from './safety.js';
 
 /**
  * A tool the suite may call with no arguments: none required, read-only (or
@@ -54,9 +54,10 @@ export const freshConnection = defineCheck({
       const noArguments = (await t.ctx.tools()).items.filter(
         (x) => !((x.inputSchema as JsonObject | undefined)?.required as unknown[])?.length,
       );
+      const held = heldBackNames(t.ctx, noArguments);
       return t.notObserved(
-        'no listed tool can be called without arguments and without side effects (see tools.include / allowSideEffects in the configuration file)',
-        { heldBack: heldBackNames(t.ctx, noArguments) },
+        `no listed tool can be called without arguments and without side effects (see tools.include / allowSideEffects in the configuration file)${heldBackClause(held)}`,
+        { heldBack: held },
       );
     }
     const params = { name: tool.name, arguments: {} };
