@@ -9,12 +9,12 @@
  * SUBCOMMANDS below (cli/subcommand.ts parses them on their own).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadBaseline, type Baseline } from '../engine/baseline.js';
 import { findConfig, loadConfig, resolveSecrets } from '../engine/config.js';
 import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { parseShard, type Shard } from '../engine/shard.js';
-import { killAllServers, packageRoot, splitCommand } from '../engine/host.js';
+import { killAllServers, splitCommand } from '../engine/host.js';
 import { abortedResult, runConformance, type ConformanceOptions } from '../lib/index.js';
 import { catalogue } from '../suites/index.js';
 import { registerCoverage, registerQuotes } from './coverage.js';
@@ -24,12 +24,13 @@ import { registerMerge } from './merge.js';
 import { dispatchSubcommand, type RegisterSubcommand } from './subcommand.js';
 import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
-import { shellWord } from '../render/text.js';
 import { deliver } from './output.js';
+import { expandServer, parseEnv, parseHeaders } from './launch.js';
+import { registerInit } from './init.js';
 import { liveProgress } from './progress.js';
 
 // Subcommands, one cli/<name>.ts each: parsed on their own (cli/subcommand.ts), so the run's options never swallow theirs.
-const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge];
+const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge, registerInit];
 const SUBCOMMAND_HELP = `
 Commands (each with --help):
   list [--check GLOB] [--spec PAGE[#SECTION]|GLOB] [--json]
@@ -39,6 +40,7 @@ Commands (each with --help):
   diff <before.json> <after.json> [--json]              verdicts that changed between two result files
   merge <results.json>... [--junit P] [--json P] [--html P] [--baseline F]
                                                         one set of reports from --shard runs
+  init --server CMD | --url URL [--output P] [--force]  write an annotated configuration file for the server
   help <command>                                        a command's options`;
 
 export const DEFAULT_JUNIT = 'reports/junit.xml';
@@ -207,8 +209,13 @@ function generationOptions(cmd: Command): Command {
     .option('--runs <n>', 'generated tools/call arguments per tool and check', positiveInt('--runs'), DEFAULTS.runs)
     .option('--seed <n>', 'seed of argument generation (default: random, reported)', seedValue)
     .option('--replay <path@tool>', 'replay one generated case, as a failure prints it (with its --seed and --check)')
-    .option('--tools <glob>', 'tools that may be called with valid arguments besides read-only ones (repeatable)', collect, [])
-    .option('--allow-side-effects', 'call every tool with valid arguments, read-only or not', false)
+    .option(
+      '--tools <glob>',
+      'tools the suite may call (with generated, invalid and probe arguments) besides read-only ones (repeatable)',
+      collect,
+      [],
+    )
+    .option('--allow-side-effects', 'let the suite call every tool, read-only or not (tools.exclude still wins)', false)
     .option(
       '--jobs <n>',
       'checks run at once (default: 4 on stdio, one server process each; 6 on HTTP, one connection each)',
@@ -219,26 +226,6 @@ function generationOptions(cmd: Command): Command {
     .configureOutput({ writeErr: () => {} })
     .action(() => {})
     .addHelpText('after', SUBCOMMAND_HELP);
-}
-
-function parseHeaders(list: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const h of list) {
-    const i = h.indexOf(':');
-    if (i <= 0) throw new UsageError(`--header must look like "Name: value", got ${JSON.stringify(h.split(':')[0])}`);
-    out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
-  }
-  return out;
-}
-
-function parseEnv(list: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of list) {
-    const i = e.indexOf('=');
-    if (i <= 0) throw new UsageError(`--env must look like KEY=VALUE, got ${JSON.stringify(e.split('=')[0])}`);
-    out[e.slice(0, i)] = e.slice(i + 1);
-  }
-  return out;
 }
 
 /** A usage error: the cause and a hint, nothing else on the terminal; the reports still record it. */
@@ -265,14 +252,6 @@ async function usageError(err: UsageError, argv: string[]): Promise<number> {
     env: {},
   });
   return 2;
-}
-
-/** `reference [args]`: the bundled reference server. */
-function expandServer(command: string): string {
-  const words = splitCommand(command);
-  if (words[0] !== 'reference') return command;
-  const server = join(packageRoot(), 'fixtures', 'servers', 'reference', 'server.js');
-  return [process.execPath, server, ...words.slice(1)].map(shellWord).join(' ');
 }
 
 /** The value of `--name v` or `--name=v` in raw argv, for the bad-flags path. */

@@ -6,7 +6,7 @@
  * both.
  */
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
-import { summarize, type RunResult, type RunSummary } from '../model/results.js';
+import { summarize, type HeldBack, type RunResult, type RunSummary } from '../model/results.js';
 import type { RunOptions } from './run.js';
 
 const DEFAULT_DEADLINE_MS = 600_000;
@@ -34,6 +34,7 @@ export function combine(eras: RunResult[], started: number): RunResult {
   const harnessErrors = eras.flatMap((e) => e.harnessErrors.map((h) => `${e.revision}: ${h}`));
   const exitCode = eras.some((e) => e.exitCode === 2) ? 2 : eras.some((e) => e.exitCode === 1) ? 1 : 0;
   const server = eras.find((e) => e.server)?.server;
+  const held = mergeHeldBack(eras);
   return {
     tool: first.tool,
     startedAt: new Date(started).toISOString(),
@@ -50,7 +51,16 @@ export function combine(eras: RunResult[], started: number): RunResult {
       .join('\n'),
     ...(aborted.length ? { aborted: aborted.join('; ') } : {}),
     harnessErrors,
+    ...(held ? { heldBack: held } : {}),
     exitCode,
     eras,
   };
+}
+
+/** One held-back record for several runs (eras, shards): every tool any of them held back. */
+export function mergeHeldBack(runs: RunResult[]): HeldBack | undefined {
+  const parts = runs.map((r) => r.heldBack).filter((h): h is HeldBack => !!h);
+  if (!parts.length) return undefined;
+  const tools = [...new Set(parts.flatMap((h) => h.tools))].sort();
+  return { tools, results: parts.reduce((n, h) => n + h.results, 0), remedy: parts[0]!.remedy };
 }

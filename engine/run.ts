@@ -27,8 +27,10 @@ import { idOf, Probe, quoteFor, Run, specFor, VerdictSignal, type Check, type Di
 import {
   answeredInitialize,
   catalogue,
+  callGuard,
   chosenTriggers,
   DEFAULT_RUNS,
+  HELD_BACK_FLAG,
   parseReplay,
   toolsListOwner,
   type ArgumentSettings,
@@ -36,7 +38,8 @@ import {
 import { depthOf } from './depth.js';
 import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
-import { summarize, type CheckResult, type RunResult, type Selection, type SubjectResult } from '../model/results.js';
+import { RefusedCallError } from '../harness/call-guard.js';
+import { heldBackOf, summarize, type CheckResult, type RunResult, type Selection, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
 import type { Config } from '../model/config.js';
 import type { Era, TransportKind } from '../model/wire.js';
@@ -121,6 +124,9 @@ export const DEFAULTS = {
   maxRounds: 8,
   runs: DEFAULT_RUNS,
 };
+
+/** What lets the suite call the tools its safety policy held back (RunResult.heldBack.remedy). */
+export const HELD_BACK_REMEDY = `${HELD_BACK_FLAG} (a glob; or tools.include in the config file) or --allow-side-effects lets the suite call them`;
 
 /** Default wait for a change notification after the list-changed trigger. */
 export const NOTIFICATION_TIMEOUT_MS = 5_000;
@@ -442,6 +448,8 @@ function openTarget(prep: Prepared, signal: AbortSignal): Promise<Target> {
     shutdownGraceMs: o.shutdownGraceMs,
     clock: prep.clock,
     runSignal: signal,
+    // The last gate of the safety promise: every tools/call of the run is put to the policy on its way out.
+    callGuard: callGuard({ config: o.config ?? {}, settings: { arguments: prep.argumentSettings } }),
   });
 }
 
@@ -679,6 +687,8 @@ function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>): 
   redactor.redactDeep(result);
   result.summary = summarize(result.checks);
   if (result.checks.length) result.depth = depthOf(result.checks);
+  const held = heldBackOf(result.checks, HELD_BACK_REMEDY);
+  if (held) result.heldBack = held;
   const s = result.summary;
   if (!result.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) {
     result.aborted = 'nothing was tested: every check was skipped or not observed';
@@ -784,7 +794,10 @@ async function runSubject(
       }),
     ]);
   } catch (err) {
-    if (err instanceof VerdictSignal) return done({ verdict: err.verdict, reason: err.reason, findings: [] });
+    if (err instanceof VerdictSignal)
+      return done({ verdict: err.verdict, reason: err.reason, findings: [], ...(err.heldBack ? { heldBack: err.heldBack } : {}) });
+    // The tool-call gate refused a call the check should not have made: the session recorded the harness error.
+    if (err instanceof RefusedCallError) return done({ verdict: 'not-observed', reason: err.message, findings: [] });
     if (err instanceof AbortedError) return done({ verdict: 'not-observed', reason: err.message, findings: [] });
     if (err instanceof HarnessError) {
       probe.expect(false, {

@@ -24,6 +24,7 @@ import {
   type SubjectResult,
   type Verdict,
 } from '../model/results.js';
+import { mergeHeldBack } from './all-eras.js';
 
 export interface Shard {
   /** 1-based. */
@@ -177,6 +178,7 @@ function mergeParts(parts: RunResult[]): RunResult {
     ...(aborted.length ? { aborted: [...new Set(aborted)].join('; ') } : {}),
     harnessErrors: parts.flatMap((p) => p.harnessErrors),
     ...(first.selection ? { selection: first.selection } : {}),
+    ...(mergeHeldBack(parts) ? { heldBack: mergeHeldBack(parts)! } : {}),
     exitCode: 0,
   };
   const s = run.summary;

@@ -6,6 +6,7 @@
  * validates every inbound message against the protocol schema, redacts
  * secrets, and keeps a timestamped wire log of every frame.
  */
+import { RefusedCallError, ToolLedger, toolCallsIn, type CallGuard } from './call-guard.js';
 import { modernProfile, type Era, type EraProfile } from './era.js';
 import { AbortedError, ConnectionClosedError, RequestTimeoutError, TransportError } from './errors.js';
 import { HeaderMirror } from './header-mirror.js';
@@ -157,6 +158,10 @@ export interface SessionOptions {
   headerMirror?: HeaderMirror;
   /** The record of silent tools and methods (shared by a target's connections; default: none). */
   timeouts?: TimeoutLedger;
+  /** The tool-call gate (harness/call-guard.ts): every tools/call is put to it on its way out (default: none). */
+  callGuard?: CallGuard;
+  /** What the server listed as tools (shared by a target's connections; default: this connection's own). */
+  toolLedger?: ToolLedger;
 }
 
 type Listener = (msg: JsonObject, frame: WireFrame) => void;
@@ -234,6 +239,7 @@ export class Session {
   private readonly violationLog: ViolationLog;
   private readonly router: SubscriptionRouter;
   private readonly headerMirror: HeaderMirror;
+  private readonly toolLedger: ToolLedger;
   /** Messages received on this connection, by kind. */
   readonly received = { responses: 0, notifications: 0, other: 0 };
   /** Problems of the suite itself while handling this connection's input (reported as harness errors). */
@@ -273,6 +279,34 @@ export class Session {
     this.violationLog = new ViolationLog(opts.redactor);
     this.router = new SubscriptionRouter(transport.kind);
     this.headerMirror = opts.headerMirror ?? new HeaderMirror();
+    this.toolLedger = opts.toolLedger ?? new ToolLedger();
+  }
+
+  /**
+   * Why the run's gate would refuse a tools/call with these params, or
+   * undefined when it would send it (always, without a gate). Paths ask
+   * before they build a call; the session asks again as the call goes out.
+   */
+  callRefusal(params: JsonObject | undefined): string | undefined {
+    const guard = this.opts.callGuard;
+    if (!guard) return undefined;
+    if (params === undefined) return 'a body that mentions tools/call but is not JSON';
+    const name = typeof params.name === 'string' ? params.name : undefined;
+    const listed = name === undefined ? undefined : this.toolLedger.lookup(name);
+    return guard({ name, ...(listed ? { listed } : {}), listComplete: this.toolLedger.complete });
+  }
+
+  /** Refuse every tools/call in `message` the gate refuses: a harness error, and nothing is sent. */
+  private guardCalls(message: unknown): RefusedCallError | undefined {
+    if (!this.opts.callGuard) return undefined;
+    for (const params of toolCallsIn(message)) {
+      const why = this.callRefusal(params);
+      if (why === undefined) continue;
+      const err = new RefusedCallError(typeof params?.name === 'string' ? params.name : undefined, why);
+      if (this.internalErrors.length < 20) this.internalErrors.push(err.message);
+      return err;
+    }
+    return undefined;
   }
 
   /** The first violations of this connection (at most MAX_VIOLATIONS of each kind). */
@@ -468,6 +502,8 @@ export class Session {
   async notify(method: string, params: JsonObject = {}, opts: { meta?: MetaOptions } = {}): Promise<WireFrame> {
     const meta = this.profile.meta(opts.meta);
     const message = { jsonrpc: '2.0', method, params: meta ? { ...params, _meta: meta } : params };
+    const refused = this.guardCalls(message);
+    if (refused) throw refused;
     const text = JSON.stringify(message);
     const frame = this.record('out', text, undefined, currentAbortScope());
     const version = meta ? this.profile.version : this.profile.headerVersion;
@@ -536,6 +572,8 @@ export class Session {
     if (!this.transport.raw) throw new TransportError('rawHttp: this connection is not Streamable HTTP');
     if (this.closedReason) throw new ConnectionClosedError((req.message?.method as string) ?? req.method ?? 'POST', this.closedReason);
     const text = req.message ? JSON.stringify(req.message) : req.body;
+    const refused = text === undefined ? undefined : this.guardCalls(req.message ?? text);
+    if (refused) throw refused;
     const httpMethod = req.method ?? 'POST';
     const frames = [this.record('out', text ?? `(HTTP ${httpMethod} without a body)`)];
     let info: SendInfo | undefined;
@@ -586,6 +624,22 @@ export class Session {
     return { ...answer, frames };
   }
 
+  /** The exchange a request starts, remembered as this connection's. */
+  private newExchange(message: JsonObject & { id: RequestId; method: string }, opts: RequestOptions): Exchange {
+    const params = message.params as JsonObject | undefined;
+    const exchange: Exchange = {
+      id: message.id,
+      method: message.method,
+      params,
+      frames: [],
+      schemaErrors: [],
+      durationMs: 0,
+      ...(opts.otherEra ? { otherEra: true } : {}),
+    };
+    exchangeSessions.set(exchange, this);
+    return exchange;
+  }
+
   private send(
     message: JsonObject & { id: RequestId; method: string },
     opts: RequestOptions,
@@ -594,19 +648,12 @@ export class Session {
     const { id, method } = message;
     const params = message.params as JsonObject | undefined;
     const key = idKey(id);
-    const exchange: Exchange = {
-      id,
-      method,
-      params,
-      frames: [],
-      schemaErrors: [],
-      durationMs: 0,
-      ...(opts.otherEra ? { otherEra: true } : {}),
-    };
-    exchangeSessions.set(exchange, this);
+    // The tool-call gate: a refused tools/call never goes out.
+    const refused = method === 'tools/call' ? this.guardCalls(message) : undefined;
+    if (refused) return Promise.reject(refused);
+    const exchange = this.newExchange(message, opts);
     if (this.closedReason) return Promise.reject(new ConnectionClosedError(method, this.closedReason));
     if (this.pending.has(key)) return Promise.reject(new Error(`internal: id ${String(id)} is already in flight`));
-
     const requested = opts.timeoutMs ?? this.opts.requestTimeoutMs;
     const plan: WaitPlan =
       this.opts.timeouts && Number.isFinite(requested) ? this.opts.timeouts.plan(method, params, requested) : { timeoutMs: requested };
@@ -1062,6 +1109,7 @@ export class Session {
       this.violate('unvalidated', `the response to ${ex.method} could not be validated: ${checked.unvalidated}`, frame);
     }
     if (checked.errors.length) this.violationLog.addInvalid(ex);
+    if (ex.method === 'tools/list' && ex.result && !ex.otherEra) this.toolLedger.learn(ex.params, ex.result);
     if (ex.method === 'tools/list' && ex.result && this.kind === 'http') this.headerMirror.learn(ex.result);
     if (ex.method === 'subscriptions/listen') this.router.byId(ex.id)?.deliver(obj, frame, 'response');
     this.opts.timeouts?.answered(ex.method, ex.params);

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { modernProfile, type Era, type EraProfile } from './era.js';
 import { TransportError } from './errors.js';
 import { legacyClientProfile, legacyHandshake, type Handshake } from './legacy.js';
+import { ToolLedger, type CallGuard } from './call-guard.js';
 import { HeaderMirror } from './header-mirror.js';
 import { HttpTransport } from './http.js';
 import { ServerProcess } from './process.js';
@@ -41,6 +42,8 @@ export interface TargetOptions {
   shutdownGraceMs: number;
   clock: () => number;
   runSignal?: AbortSignal;
+  /** The tool-call gate every connection puts each tools/call to (harness/call-guard.ts). */
+  callGuard?: CallGuard;
 }
 
 export class Target {
@@ -52,6 +55,8 @@ export class Target {
   private readonly handshakes = new WeakMap<Session, Handshake>();
   /** One x-mcp-header mirror for every connection: a tool listed on one is called the same way on all. */
   private readonly headerMirror = new HeaderMirror();
+  /** One record of the listed tools for every connection: what the tool-call gate knows of a tool. */
+  private readonly toolLedger = new ToolLedger();
   /** One record of silent tools and methods for every connection: at most one full timeout each. */
   readonly timeouts: TimeoutLedger;
 
@@ -143,6 +148,8 @@ export class Target {
       profile,
       headerMirror: this.headerMirror,
       timeouts: this.timeouts,
+      toolLedger: this.toolLedger,
+      ...(o.callGuard ? { callGuard: o.callGuard } : {}),
     });
     await session.start();
     this.sessions.add(session);

@@ -110,6 +110,21 @@ export interface Config {
   fixtures?: Record<string, ToolFixture>;
 }
 
+/**
+ * A key of the file that unlocks checks: it names a call or trigger the
+ * suite cannot find on its own (`CheckDef.unlockedBy`, and `init`).
+ */
+export type ConfigKey =
+  | 'slowTool'
+  | 'taskTool'
+  | 'capabilityTool'
+  | 'subscriptionEnd'
+  | 'listChanged.trigger'
+  | 'listChanged.prompts'
+  | 'listChanged.resources'
+  | 'resources'
+  | 'fixtures';
+
 /** A loaded file: its content, where it lives (relative paths resolve from there). */
 export interface LoadedConfig {
   path: string;

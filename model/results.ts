@@ -60,6 +60,8 @@ export interface SubjectResult {
   durationMs: number;
   /** A fail or warn the run's baseline lists: reported, but it does not fail the run. */
   expected?: { reason: string };
+  /** Not observed because the safety policy held these tools back (not read-only, not named by the user). */
+  heldBack?: string[];
 }
 
 /** Static description of a check, as `mcp-conformance list` prints it. */
@@ -126,6 +128,12 @@ export interface RunResult {
   depth?: RunDepth;
   /** Set when the probe showed the server speaks both eras and the run tested only one: which, and how to test the other. */
   dualEra?: { tested: Era; other: Era; hint: string };
+  /**
+   * The tools the safety policy held back (not annotated readOnlyHint: true,
+   * not named by the user), how many results could not run for it, and what
+   * lets them run. Absent when none was.
+   */
+  heldBack?: HeldBack;
   /** Set when the run was judged against a baseline (`--baseline`). */
   baseline?: BaselineOutcome;
   /** What the run left out, and the configuration file it read (absent on results written before it was recorded). */
@@ -172,6 +180,28 @@ export interface RunDepth {
   applicable: number;
   judged: number;
   notObserved: Array<{ unlock: string; checks: string[] }>;
+}
+
+/** What the safety policy held back in a run (RunResult.heldBack). */
+export interface HeldBack {
+  tools: string[];
+  /** Results not observed for it. */
+  results: number;
+  /** What lets the suite call them. */
+  remedy: string;
+}
+
+/** The held-back tools of these checks' results (undefined when none). */
+export function heldBackOf(checks: CheckResult[], remedy: string): HeldBack | undefined {
+  const tools = new Set<string>();
+  let results = 0;
+  for (const c of checks)
+    for (const r of c.results) {
+      if (!r.heldBack?.length) continue;
+      results++;
+      for (const name of r.heldBack) tools.add(name);
+    }
+  return tools.size ? { tools: [...tools].sort(), results, remedy } : undefined;
 }
 
 /** One entry of a baseline file: a known fail or warn of a check (and optionally one subject). */

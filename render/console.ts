@@ -8,6 +8,7 @@
  * the user's terminal; the only control characters in the output are the
  * newlines and (with `color`) the SGR sequences added here.
  */
+import { heldBackLine } from './held-back.js';
 import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '../model/results.js';
 import { safeClip, safeText } from './escape.js';
 import {
@@ -186,6 +187,8 @@ function renderEras(run: RunResult, opts: ConsoleOptions, checks = true): string
     2: ['ERROR (the run could not complete)', ['red', 'bold']],
   };
   const [text, style] = word[run.exitCode];
+  const held = heldBackLine(run);
+  if (held) lines.push(paint(safeText(held), 'magenta'));
   lines.push(`${paint('Result:', 'bold')} ${paint(text, ...style)}`);
   return `${parts.join('\n')}\n${lines.join('\n')}\n`;
 }
@@ -419,6 +422,8 @@ function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: strin
   if (s.total > 0) out.push(paint(`Legend: ${LEGEND}`, 'dim'));
   renderDepth(run, paint, out);
   renderBaseline(run, paint, out);
+  const held = heldBackLine(run);
+  if (held) out.push(paint(safeText(held), 'magenta'));
 
   if (s.warn > 0) {
     out.push(

@@ -26,6 +26,7 @@ import { slowCall } from './triggers.js';
 
 export const cancelledNotAnswered = defineCheck({
   id: 'cancellation/cancelled-not-answered',
+  unlockedBy: ['slowTool'],
   title: 'a request cancelled in flight with notifications/cancelled gets no response, and no more progress (legacy era)',
   level: 'SHOULD',
   spec: { revision: '2025-11-25', page: 'basic/utilities/cancellation', section: 'Behavior Requirements' },

@@ -16,6 +16,7 @@ function answeredAt(ex: Exchange): number | undefined {
 
 export const noResponseAfterCancel = defineCheck({
   id: 'cancellation/no-response-after-cancel',
+  unlockedBy: ['slowTool'],
   title: 'a cancelled in-flight request gets no response, and no progress, once the server has read the cancellation',
   level: 'MUST',
   // Cancellation#Timing Considerations: a cancellation "may arrive after request processing has
@@ -93,6 +94,7 @@ export function serverCancellations(t: Probe): ServerCancellation[] {
 
 export const serverSentListenOnly = defineCheck({
   id: 'cancellation/server-sent-listen-only',
+  unlockedBy: ['subscriptionEnd'],
   title: 'every notifications/cancelled the server sends names a subscriptions/listen request the client sent',
   level: 'MUST',
   // An observer of the whole run: each server-sent cancellation is judged by what its requestId named

@@ -11,7 +11,7 @@ import type { Discovery } from '../harness/negotiate.js';
 import type { ListMethod, ListWalk } from '../harness/walk.js';
 import type { ArgumentSettings } from './args/calls.js';
 import type { CheckInfo, Finding, ReplayCase } from '../model/results.js';
-import type { Config } from '../model/config.js';
+import type { Config, ConfigKey } from '../model/config.js';
 import { levelAtMost, type Citation, type Level, type SpecRef } from '../model/spec.js';
 import type { Era, TransportKind, WireFrame } from '../model/wire.js';
 import { canonical, type JsonObject } from '../model/json.js';
@@ -137,6 +137,8 @@ export class VerdictSignal extends Error {
   constructor(
     readonly verdict: 'skip' | 'not-observed',
     readonly reason: string,
+    /** Not observed because the safety policy held these tools back. */
+    readonly heldBack?: string[],
   ) {
     super(reason);
   }
@@ -280,9 +282,9 @@ export class Probe {
     throw new VerdictSignal('skip', reason);
   }
 
-  /** The check applies but could not be exercised. */
-  notObserved(reason: string): never {
-    throw new VerdictSignal('not-observed', reason);
+  /** The check applies but could not be exercised (`heldBack`: for want of calls to these tools, which the safety policy holds back). */
+  notObserved(reason: string, opts: { heldBack?: string[] } = {}): never {
+    throw new VerdictSignal('not-observed', reason, opts.heldBack?.length ? opts.heldBack : undefined);
   }
 
   /** An observation worth reporting even when the check passes. */
@@ -344,6 +346,13 @@ export interface CheckDef extends Rule {
    * counted by coverage; `list --spec` finds the check by them too.
    */
   context?: SpecRef[];
+  /**
+   * The configuration keys without which the check can only report
+   * not-observed: it needs the call or trigger the key names (what
+   * `mcp-conformance init` says each key unlocks; test/init.test.ts holds it
+   * to the reasons a run without a file gives).
+   */
+  unlockedBy?: readonly ConfigKey[];
   /** A server capability (server/discover, or initialize in the legacy era) the check needs; skipped without it. */
   capability?: 'tools' | 'prompts' | 'resources';
   /**
@@ -401,6 +410,12 @@ export function defineCheck(def: CheckDef): Check {
         ? ['modern', 'legacy']
         : ['modern'];
   return { ...def, area, transports: def.transports ?? ['stdio', 'http'], revisions };
+}
+
+/** The configuration keys that unlock a check: its `unlockedBy`, or the key whose declarations it judges (`fromConfig`). */
+export function unlockingKeys(check: Pick<CheckDef, 'unlockedBy' | 'fromConfig'>): ConfigKey[] {
+  if (check.unlockedBy) return [...check.unlockedBy];
+  return check.fromConfig === 'fixtures' ? ['fixtures'] : [];
 }
 
 /**

@@ -14,6 +14,7 @@
 import type { Session } from '../harness/session.js';
 import { defineCheck, describeAnswer, frameKey, show, type Probe, type Rule } from './check.js';
 import { inboundMessages } from './wire-messages.js';
+import { whyNotCallableAsWritten } from './safety.js';
 import { SHOWN } from './violations.js';
 import type { InputCapability } from '../model/config.js';
 import type { JsonObject } from '../model/json.js';
@@ -43,6 +44,7 @@ const OTHER_CAPABILITIES: Record<Exclude<InputCapability, 'elicitation'>, JsonOb
 
 export const supportedModes = defineCheck({
   id: 'elicitation/supported-modes',
+  unlockedBy: ['capabilityTool'],
   title: 'elicitation requests use only the modes the client declared (form only, URL only)',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'client/elicitation', section: 'Capabilities' },
@@ -54,6 +56,8 @@ export const supportedModes = defineCheck({
         'no capabilityTool needing elicitation in the configuration file: the suite knows no call that makes the server elicit',
       );
     }
+    const excluded = whyNotCallableAsWritten(t.ctx, tool.name);
+    if (excluded) return t.notObserved(`capabilityTool ${tool.name} ${excluded}`);
     const others: JsonObject = {};
     for (const c of tool.requires) if (c !== 'elicitation') others[c] = OTHER_CAPABILITIES[c];
     let asked = 0;

@@ -7,6 +7,7 @@
  */
 import { initializeParams } from '../harness/legacy.js';
 import { defineCheck, describeAnswer, show } from './check.js';
+import { whyNotCallableAsWritten } from './safety.js';
 import type { JsonObject } from '../model/json.js';
 
 /** A protocol version no server supports: the negotiation probe asks for it. */
@@ -152,7 +153,9 @@ export const negotiatedCapabilities = defineCheck({
     const bare = await t.ctx.openSession({ capabilities: {} });
     const list = await bare.request('tools/list');
     t.note('tools/list on the connection without client capabilities', describeAnswer(list));
-    const tool = t.ctx.config.capabilityTool;
+    const configured = t.ctx.config.capabilityTool;
+    // tools.exclude wins over the configured tool too.
+    const tool = configured && whyNotCallableAsWritten(t.ctx, configured.name) === undefined ? configured : undefined;
     if (tool) {
       const call = await bare.request('tools/call', { name: tool.name, arguments: tool.arguments ?? {} });
       t.note(`${tool.name} without client capabilities`, describeAnswer(call));

@@ -33,6 +33,7 @@ async function walkTools(t: Probe, session: Session, when: string) {
 
 export const toolsNotified = defineCheck({
   id: 'list-changed/tools-notified',
+  unlockedBy: ['listChanged.trigger'],
   title: 'a real change of the tool list is notified on the session (legacy era)',
   level: 'SHOULD',
   capability: 'tools',

@@ -80,6 +80,7 @@ export const clientInfoOptional = defineCheck({
 
 export const missingCapability = defineCheck({
   id: 'meta/missing-capability',
+  unlockedBy: ['capabilityTool'],
   title: 'a request needing an undeclared client capability gets -32021 naming it',
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/index', section: '_meta' },

@@ -29,6 +29,7 @@ import { defineCheck, idOf, memoKey, schedule, describeAnswer, frameKey, show, t
 import { fixtureOutcome } from './fixtures.js';
 import { resultType } from './protocol.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
+import { heldBackClause, heldBackNames, whyNotCallable } from './safety.js';
 import { isObject, type JsonObject } from '../model/json.js';
 import type { ScriptedAnswer } from '../model/config.js';
 import type { Era, WireFrame } from '../model/wire.js';
@@ -95,9 +96,12 @@ async function mrtrTools(t: Probe): Promise<MrtrTool[]> {
   const s = await survey(t);
   if (s.tools.length === 0) {
     const called = s.completedAtOnce.length;
+    const listed = (await t.ctx.tools()).items.filter((tool) => String(tool.name) in s.notCalled);
+    const held = heldBackNames(t.ctx, listed);
     t.notObserved(
       `no tool the suite may call answered input_required (${called} tool(s) called completed at once, ` +
-        `${Object.keys(s.notCalled).length} not called); name tools that ask for input in the configuration file's fixtures`,
+        `${Object.keys(s.notCalled).length} not called); name tools that ask for input in the configuration file's fixtures${heldBackClause(held)}`,
+      { heldBack: held },
     );
   }
   t.note(
@@ -511,7 +515,8 @@ export const stateReplay = defineCheck({
         }
       }
       // (b) The state, presented on the same tool with other valid arguments that need state of their own.
-      const args2 = otherArguments(x.tool, x.call.arguments);
+      // Arguments the suite makes up: only for a tool it may call that way (a fixture's tool may be one it may not).
+      const args2 = whyNotCallable(t.ctx, x.tool) ? undefined : otherArguments(x.tool, x.call.arguments);
       if (!args2) continue;
       const fresh = await completeRequest(
         t.sessionOf(r.ex),

@@ -25,6 +25,7 @@ let tokens = 0;
 
 export const progressNotifications = defineCheck({
   id: 'progress/notifications',
+  unlockedBy: ['slowTool'],
   title: "progress values increase, name an active request's token, and stop at completion",
   level: 'MUST',
   capability: 'tools',

@@ -271,6 +271,7 @@ export const stableAcrossConnections = defineCheck({
 
 export const listChanged = defineCheck({
   id: 'prompts/list-changed',
+  unlockedBy: ['listChanged.prompts'],
   title: 'a real change of the prompt list is notified (modern era: to a subscription that asked for it; legacy: on the session)',
   level: 'SHOULD',
   capability: 'prompts',

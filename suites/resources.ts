@@ -296,6 +296,7 @@ function canaryIn(ex: Exchange, text: string): number[] {
 
 export const pathTraversal = defineCheck({
   id: 'resources/path-traversal',
+  unlockedBy: ['resources'],
   title: 'file:// URIs that climb out of the served folder never return a file outside it (a canary)',
   level: 'MUST',
   capability: 'resources',
@@ -381,6 +382,7 @@ export const stableAcrossConnections = defineCheck({
 
 export const listChanged = defineCheck({
   id: 'resources/list-changed',
+  unlockedBy: ['listChanged.resources'],
   title: 'a real change of the resource list is notified (modern era: to a subscription that asked for it; legacy: on the session)',
   level: 'SHOULD',
   capability: 'resources',

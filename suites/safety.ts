@@ -1,24 +1,32 @@
 /**
  * The one tool-call safety policy. A tools/call executes the tool for real,
- * so every path of the suite that calls a tool asks here first: generated
- * valid calls (suites/args), the input_required survey (suites/targets.ts,
- * suites/mrtr.ts), the fixture calls (suites/fixtures.ts), the calls of the
- * statelessness checks, and the tools the configuration file names
- * (capabilityTool, slowTool, the listChanged trigger).
+ * so every path of the suite that calls a tool asks here first, and the
+ * session layer asks again as the call goes out (`callGuard`, the gate of
+ * harness/call-guard.ts: a call it refuses is never sent, and is a harness
+ * error).
  *
- * - `tools.exclude` (configuration file) always wins: an excluded tool is
- *   never called, whatever else says it may be, fixtures included.
- * - A call the user wrote (a fixture, a tool the file names) is otherwise made
- *   as written: the user asked for it.
- * - A call the suite makes up (generated valid arguments, an empty-argument
- *   call) needs consent: the tool is annotated `readOnlyHint: true`, or named
- *   by `--tools` / `tools.include`, or `--allow-side-effects` /
- *   `tools.allowSideEffects` allows every tool.
+ * - `tools.exclude` (configuration file) always wins: an excluded tool gets
+ *   no tools/call of any kind, whatever else says it may, fixtures and
+ *   --allow-side-effects included.
+ * - A call the user wrote (a fixture, a tool a key of the file names:
+ *   slowTool, taskTool, capabilityTool, a listChanged or subscriptionEnd
+ *   trigger) is otherwise made as written: the user asked for it.
+ * - A call the suite makes up, of any kind (generated valid or invalid
+ *   arguments, protocol probes, MRTR variations, task-augmented calls,
+ *   header probes), needs consent: the tool is annotated
+ *   `readOnlyHint: true`, or named by `--tools` / `tools.include`, or
+ *   `--allow-side-effects` / `tools.allowSideEffects` allows every tool. A
+ *   server that does not validate executes an invalid call, so invalid
+ *   calls need the same consent as valid ones.
+ * - A check that may not call a tool for want of consent reports it held
+ *   back (`notCalled`, `heldBackNames`): the report names the tool and the
+ *   flag that lets it run.
  *
  * Globs are picomatch globs matched with `dot: true`, so `*` matches a name
  * that starts with a dot (`.hidden`) as well.
  */
 import picomatch from 'picomatch';
+import type { CallGuard, GuardedCall } from '../harness/call-guard.js';
 import type { Config } from '../model/config.js';
 import type { JsonObject } from '../model/json.js';
 
@@ -53,22 +61,100 @@ export function whyNotCallableAsWritten(scope: PolicyScope, name: string): strin
   return glob === undefined ? undefined : `not called: excluded by tools.exclude ${JSON.stringify(glob)} in the config file`;
 }
 
+/** What a made-up call is made with, for the reason that holds it back. */
+export type MadeUp = 'valid arguments' | 'invalid arguments' | 'a protocol probe' | 'a task' | 'header probes';
+
+/** The flag that lets the suite call a held-back tool (the reports name it). */
+export const HELD_BACK_FLAG = '--tools <name>';
+
 /**
  * Why the suite may not call `tool` with arguments it makes up (generated
- * valid ones, or none); undefined when it may.
+ * valid or invalid ones, none, probes of its own); undefined when it may.
  */
-export function whyNotCallable(scope: PolicyScope, tool: JsonObject): string | undefined {
+export function whyNotCallable(scope: PolicyScope, tool: JsonObject, what: MadeUp = 'valid arguments'): string | undefined {
   const name = String(tool.name);
-  const cfg = scope.config.tools ?? {};
-  const consent = scope.settings.arguments;
   const glob = excludedBy(scope.config, name);
-  if (glob !== undefined) return `not called with valid arguments: excluded by tools.exclude ${JSON.stringify(glob)} in the config file`;
-  if (consent?.allowSideEffects === true || cfg.allowSideEffects === true) return undefined;
+  if (glob !== undefined) return `not called with ${what}: excluded by tools.exclude ${JSON.stringify(glob)} in the config file`;
+  if (consented(scope, name)) return undefined;
   const annotations = tool.annotations as JsonObject | undefined;
   if (annotations?.readOnlyHint === true) return undefined;
-  if (firstMatch(name, [...(cfg.include ?? []), ...(consent?.include ?? [])]) !== undefined) return undefined;
   return (
-    'not called with valid arguments: a valid call executes the tool for real, and it is not annotated readOnlyHint: true ' +
-    '(name it with --tools or tools.include in the config file, or pass --allow-side-effects)'
+    `not called with ${what}: a call executes the tool for real, and it is not annotated readOnlyHint: true ` +
+    `(held back: ${HELD_BACK_FLAG} or tools.include in the config file lets the suite call it, --allow-side-effects every tool)`
   );
+}
+
+/** `--allow-side-effects` / `tools.allowSideEffects`, or the name matches `--tools` / `tools.include`. */
+function consented(scope: PolicyScope, name: string): boolean {
+  const cfg = scope.config.tools ?? {};
+  const consent = scope.settings.arguments;
+  if (consent?.allowSideEffects === true || cfg.allowSideEffects === true) return true;
+  return firstMatch(name, [...(cfg.include ?? []), ...(consent?.include ?? [])]) !== undefined;
+}
+
+/** Held back by the read-only rule (not excluded): the user can let the suite call it, and the report says how. */
+export function isHeldBack(scope: PolicyScope, tool: JsonObject): boolean {
+  return excludedBy(scope.config, String(tool.name)) === undefined && whyNotCallable(scope, tool) !== undefined;
+}
+
+/** The names of those of `tools` the read-only rule holds back. */
+export function heldBackNames(scope: PolicyScope, tools: JsonObject[]): string[] {
+  return tools.filter((tool) => isHeldBack(scope, tool)).map((tool) => String(tool.name));
+}
+
+/** ` (held back: a, b: --tools <name> lets the suite call them)`, or '' when none is held back: for a reason that names them. */
+export function heldBackClause(names: string[]): string {
+  if (names.length === 0) return '';
+  const shown = names.slice(0, 5).join(', ') + (names.length > 5 ? ', …' : '');
+  return ` (held back, not annotated readOnlyHint: true: ${shown}; ${HELD_BACK_FLAG} lets the suite call ${names.length === 1 ? 'it' : 'them'})`;
+}
+
+/** The tools the configuration file names in a key that calls them (a trigger, slowTool, fixtures…): the user wrote those calls. */
+export function namedTools(config: Config): Set<string> {
+  const names = new Set<string>(Object.keys(config.fixtures ?? {}));
+  const add = (spec: { name?: string; tool?: string } | undefined) => {
+    const name = spec?.name ?? spec?.tool;
+    if (typeof name === 'string') names.add(name);
+  };
+  add(config.slowTool);
+  add(config.taskTool);
+  add(config.capabilityTool);
+  const lc = config.listChanged;
+  for (const t of [lc?.trigger, lc?.undo, lc?.prompts?.trigger, lc?.prompts?.undo, lc?.resources?.trigger, lc?.resources?.undo])
+    add(t as { tool?: string } | undefined);
+  add(config.subscriptionEnd?.trigger as { tool?: string } | undefined);
+  return names;
+}
+
+/**
+ * The gate (harness/call-guard.ts): may any tools/call at all go out to this
+ * tool? `tools.exclude` refuses, whatever else; then consent, a read-only
+ * annotation (in every listing), or a name the configuration file calls
+ * lets it; a name the server does not list (its list walked to the end) is
+ * no tool of the server's, nor is a call without a name.
+ */
+export function whyRefused(scope: PolicyScope, call: GuardedCall): string | undefined {
+  if (call.name === undefined) return undefined;
+  const glob = excludedBy(scope.config, call.name);
+  if (glob !== undefined) return `excluded by tools.exclude ${JSON.stringify(glob)} in the config file`;
+  if (consented(scope, call.name) || namedTools(scope.config).has(call.name)) return undefined;
+  if (call.listed) {
+    const annotations = call.listed.annotations as JsonObject | undefined;
+    return annotations?.readOnlyHint === true ? undefined : 'not annotated readOnlyHint: true, and not named by the user';
+  }
+  return call.listComplete ? undefined : 'a tool the run has not seen listed (no complete tools/list walk yet), not named by the user';
+}
+
+/** The run's gate, for the harness: `whyRefused` over this run's configuration and flags. */
+export function callGuard(scope: PolicyScope): CallGuard {
+  return (call) => whyRefused(scope, call);
+}
+
+/** End a probe not-observed because `name` may not be called; a held-back tool (not an excluded one) is named in the report. */
+export function notCalled(
+  t: { ctx: PolicyScope; notObserved(reason: string, opts?: { heldBack?: string[] }): never },
+  name: string,
+  why: string,
+): never {
+  return t.notObserved(why, excludedBy(t.ctx.config, name) === undefined ? { heldBack: [name] } : {});
 }

@@ -11,6 +11,7 @@
  * The modern transport has no sessions, no GET stream and no event IDs.
  */
 import { slowCall } from './triggers.js';
+import { whyNotCallableAsWritten } from './safety.js';
 import { TransportError } from '../harness/errors.js';
 import { KnownSilentError } from '../harness/timeouts.js';
 import type { Exchange, RequestOptions, Session } from '../harness/session.js';
@@ -202,6 +203,7 @@ const REQUEST_OF_CAPABILITY: Record<InputCapability, string> = {
 
 export const callRequestsOnCallStream = defineCheck({
   id: 'sessions/call-requests-on-call-stream',
+  unlockedBy: ['capabilityTool'],
   title: "requests the server makes for a call (the configured capability tool) come on that call's stream, not the GET stream",
   level: 'SHOULD',
   transports: ['http'],
@@ -211,6 +213,8 @@ export const callRequestsOnCallStream = defineCheck({
     const tool = t.ctx.config.capabilityTool;
     if (!tool)
       return t.notObserved('no capabilityTool in the configuration file: the suite knows no call that makes the server ask the client');
+    const excluded = whyNotCallableAsWritten(t.ctx, tool.name);
+    if (excluded) return t.notObserved(`capabilityTool ${tool.name} ${excluded}`);
     // Only requests for what the tool needs are its own; anything else may be unrelated, as the GET stream allows.
     const methods = new Set(tool.requires.map((c) => REQUEST_OF_CAPABILITY[c]));
     const asked: Array<{ method: string; frame: WireFrame }> = [];
@@ -323,6 +327,7 @@ const hasId = (e: SseEvent) => e.id !== undefined && e.id !== '';
 
 export const sseEventIds = defineCheck({
   id: 'sessions/sse-event-ids',
+  unlockedBy: ['slowTool'],
   title: "SSE event IDs are unique across a session's streams, and a POST's stream opens with a priming event",
   level: 'MUST',
   transports: ['http'],

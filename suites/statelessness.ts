@@ -2,6 +2,7 @@
  * Statelessness (basic/index "Statelessness"): each request is answered from
  * what it carries alone, on any connection, whatever other clients send.
  */
+import { NO_SUCH_TOOL } from './tasks.js';
 import { randomUUID } from 'node:crypto';
 import { answerInputRequests, completeRequest, isInputRequired, sendRetry } from '../harness/mrtr.js';
 import { CLIENT_INFO, type MetaOptions } from '../harness/protocol.js';
@@ -12,7 +13,7 @@ import { defineCheck, describeAnswer, idOf, schedule, show, VerdictSignal, type 
 import { describeDiff, toolsDiff } from './compare.js';
 import { answeredRounds, judgeable, stateRound, survey, type AskRound, type MrtrTool } from './mrtr.js';
 import { attempt } from './requests.js';
-import { whyNotCallable, whyNotCallableAsWritten } from './safety.js';
+import { heldBackClause, heldBackNames, whyNotCallable, whyNotCallableAsWritten } from './safety.js';
 
 /**
  * A tool the suite may call with no arguments: none required, read-only (or
@@ -49,10 +50,16 @@ export const freshConnection = defineCheck({
     const fresh = await t.ctx.toolsFresh();
     const freshNames = new Set(fresh.items.map((x) => String(x?.name)));
     const tool = await callableTool(t, (x) => freshNames.has(String(x.name)));
-    if (!tool)
-      return t.notObserved(
-        'no listed tool can be called without arguments and without side effects (see tools.include / allowSideEffects in the configuration file)',
+    if (!tool) {
+      const noArguments = (await t.ctx.tools()).items.filter(
+        (x) => !((x.inputSchema as JsonObject | undefined)?.required as unknown[])?.length,
       );
+      const held = heldBackNames(t.ctx, noArguments);
+      return t.notObserved(
+        `no listed tool can be called without arguments and without side effects (see tools.include / allowSideEffects in the configuration file)${heldBackClause(held)}`,
+        { heldBack: held },
+      );
+    }
     const params = { name: tool.name, arguments: {} };
     const reference = await t.request('tools/call', params);
     // A client the server has never seen, on a connection that has carried nothing before.
@@ -141,9 +148,15 @@ export const listUnaffected = defineCheck({
       sent.push(`tools/call ${String(tool.name)}`);
     }
     await session.request('server/discover', {}, { meta: { clientInfo: { name: 'mcp-conformance-other', version: CLIENT_INFO.version } } });
-    await attempt(session, 'tools/call', { name: 'mcp-conformance-no-such-tool', arguments: {} }, {});
+    sent.push('server/discover (another client)');
+    // An unknown tool runs nothing; still, tools.exclude and the gate have the last word.
+    const unknown = { name: NO_SUCH_TOOL, arguments: {} };
+    if (whyNotCallableAsWritten(t.ctx, NO_SUCH_TOOL) === undefined && session.callRefusal(unknown) === undefined) {
+      await attempt(session, 'tools/call', unknown, {});
+      sent.push('tools/call of an unknown tool');
+    }
     await attempt(session, 'mcp-conformance/no-such-method', {}, {});
-    sent.push('server/discover (another client)', 'tools/call of an unknown tool', 'an unknown method');
+    sent.push('an unknown method');
     const after = await walk(t, session, undefined, 'after the other requests');
     t.note('requests in between', sent);
     const diff = describeDiff(toolsDiff(before.items, after.items));

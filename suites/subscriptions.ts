@@ -291,6 +291,7 @@ const UNPROMPTED_WINDOW_MS = 1000;
 
 export const onlyRequested = defineCheck({
   id: 'subscriptions/only-requested',
+  unlockedBy: ['listChanged.trigger'],
   title: 'a subscription gets only the notification types it asked for',
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Opening a Stream' },
@@ -443,6 +444,7 @@ async function walkTools(t: Probe, session: Session, when: string) {
 
 export const listChanged = defineCheck({
   id: 'subscriptions/list-changed',
+  unlockedBy: ['listChanged.trigger'],
   title: 'a real change of the tool list is notified to a subscription that asked for it',
   level: 'SHOULD',
   capability: 'tools',
@@ -504,6 +506,7 @@ export const listChanged = defineCheck({
 
 export const demultiplex = defineCheck({
   id: 'subscriptions/demultiplex',
+  unlockedBy: ['listChanged.trigger'],
   title: 'two concurrent subscriptions each get their own notifications, tagged with their own id',
   level: 'MUST',
   // Multiple Concurrent Subscriptions describes the demultiplexing without a keyword; the MUST is
@@ -667,6 +670,7 @@ function serverEnd(t: Probe): Promise<ServerEnd> {
 
 export const gracefulClose = defineCheck({
   id: 'subscriptions/graceful-close',
+  unlockedBy: ['subscriptionEnd'],
   title: 'a subscription the server ends on its own initiative gets a completion result',
   level: 'SHOULD',
   // Only a server-initiated end is judged, caused by the configuration file's subscriptionEnd.trigger.
@@ -714,6 +718,7 @@ export const gracefulClose = defineCheck({
 
 export const teardownCancelled = defineCheck({
   id: 'subscriptions/teardown-cancelled',
+  unlockedBy: ['subscriptionEnd'],
   title: 'stdio: a subscription the server ends on its own initiative is torn down with notifications/cancelled naming its listen request',
   level: 'MUST',
   // stdio only: the schema's CancelledNotification says the server sends it "On stdio", solely to

@@ -27,7 +27,7 @@ import { walkList } from '../harness/walk.js';
 import { argumentRun } from './args/calls.js';
 import { defineCheck, describeAnswer, memoKey, show, VerdictSignal, type Probe } from './check.js';
 import { NEVER_ISSUED_CURSOR } from './pagination.js';
-import { whyNotCallableAsWritten } from './safety.js';
+import { heldBackNames, whyNotCallableAsWritten } from './safety.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import { ERROR_CODES } from '../model/error-codes.js';
@@ -74,6 +74,10 @@ export const ignoredWithoutCapability = defineCheck({
     }
     // tools/call: the same unknown tool with and without the task field gets the same kind of answer.
     const params = { name: NO_SUCH_TOOL, arguments: {} };
+    // The gate lets a name the server does not list through once the list was walked to its end.
+    await t.ctx.tools().catch(() => undefined);
+    const refused = whyNotCallableAsWritten(t.ctx, NO_SUCH_TOOL) ?? t.session.callRefusal(params);
+    if (refused) return t.note('tools/call', `not probed: ${refused}`);
     const plain = await t.request('tools/call', params);
     const augmented = await t.request('tools/call', { ...params, task: { ...TASK } });
     if (kind(augmented) !== kind(plain)) t.markSchemaJudged(augmented);
@@ -146,6 +150,7 @@ async function taskCall(t: Probe): Promise<TaskCall> {
   if (params) return { params, from: `${String(params.name)}, with generated valid arguments` };
   return t.notObserved(
     `no task-capable tool may be called by the suite (${refused.join('; ')}): name one as taskTool in the configuration file, with arguments, or allow it with --tools / tools.include`,
+    { heldBack: heldBackNames(t.ctx, capable) },
   );
 }
 
@@ -302,6 +307,7 @@ function taskOf(ex: Exchange): JsonObject | undefined {
 
 export const createTaskResult = defineCheck({
   id: 'tasks/create-task-result',
+  unlockedBy: ['taskTool'],
   title: 'a task-augmented tools/call of a task-capable tool is answered with a CreateTaskResult',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Result Retrieval' },
@@ -352,6 +358,7 @@ const ISO_8601 = /^\d{4}-?\d{2}-?\d{2}([Tt ]\d{2}(:?\d{2}(:?\d{2}([.,]\d+)?)?)?)
 
 export const taskTimestamps = defineCheck({
   id: 'tasks/timestamps',
+  unlockedBy: ['taskTool'],
   title: 'every task response gives createdAt and lastUpdatedAt as ISO 8601 timestamps',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'TTL and Resource Management' },
@@ -385,6 +392,7 @@ function relatesTo(ex: Exchange, taskId: string): boolean {
 
 export const resultFinal = defineCheck({
   id: 'tasks/result-final',
+  unlockedBy: ['taskTool'],
   title: "tasks/result of a terminal task answers the underlying call's final result, with the related-task _meta, and blocks until then",
   level: 'MUST',
   spec: RESULT_SECTION,
@@ -443,6 +451,7 @@ export const resultFinal = defineCheck({
 
 export const terminalStays = defineCheck({
   id: 'tasks/terminal-stays',
+  unlockedBy: ['taskTool'],
   title: 'a task seen in a terminal status is never seen in another status afterwards',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Task Status Lifecycle' },
@@ -545,6 +554,7 @@ async function pollCancelled(t: Probe, session: Session, taskId: string, forMs: 
 
 export const cancelTransitions = defineCheck({
   id: 'tasks/cancel-transitions',
+  unlockedBy: ['taskTool'],
   title: 'tasks/cancel of a working task answers it cancelled, and it stays cancelled',
   level: 'MUST',
   spec: CANCEL_SECTION,
@@ -607,6 +617,7 @@ export const cancelTransitions = defineCheck({
 
 export const listRetrievable = defineCheck({
   id: 'tasks/list-retrievable',
+  unlockedBy: ['taskTool'],
   title: 'a task tasks/get serves is in the tasks/list walk',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Task Listing' },
@@ -647,10 +658,11 @@ export const forbiddenToolRefused = defineCheck({
     if (!plain.length) return t.skip('every listed tool supports tasks (execution.taskSupport "optional" or "required")');
     // A server that ignores the task runs the tool: only a tool the call policy lets the suite call, with valid arguments.
     const run = argumentRun(t.ctx);
-    const tool = plain.find((tl) => run.whyNotCallable(tl) === undefined && run.validPlan(tl).ok);
+    const tool = plain.find((tl) => run.whyNotCallable(tl, 'a task') === undefined && run.validPlan(tl).ok);
     if (!tool)
       return t.notObserved(
         `no tool without task support may be called by the suite (${plain.map((tl) => String(tl.name)).join(', ')}): allow one with --tools / tools.include`,
+        { heldBack: heldBackNames(t.ctx, plain) },
       );
     const plan = run.validPlan(tool);
     const [args] = plan.ok ? fc.sample(plan.arb, { seed: run.settings.seed, numRuns: 1 }) : [{}];
@@ -687,7 +699,7 @@ function callOneOf(t: Probe, tools: JsonObject[]): { params?: JsonObject; refuse
   const run = argumentRun(t.ctx);
   const refused: string[] = [];
   for (const tool of tools) {
-    const why = run.whyNotCallable(tool);
+    const why = run.whyNotCallable(tool, 'a task');
     const plan = why ? undefined : run.validPlan(tool);
     if (plan?.ok) {
       const [args] = fc.sample(plan.arb, { seed: run.settings.seed, numRuns: 1 });
@@ -700,6 +712,7 @@ function callOneOf(t: Probe, tools: JsonObject[]): { params?: JsonObject; refuse
 
 export const requiredNeedsTask = defineCheck({
   id: 'tasks/required-needs-task',
+  unlockedBy: ['taskTool'],
   title: 'a tools/call without a task of a tool whose taskSupport is "required" is refused with -32601',
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/tasks', section: 'Tool-Level Negotiation' },
@@ -731,6 +744,7 @@ export const requiredNeedsTask = defineCheck({
 
 export const progressStops = defineCheck({
   id: 'tasks/progress-stops',
+  unlockedBy: ['taskTool'],
   title: "no progress for a task after it was seen in a terminal status (the task-augmented call's progressToken)",
   level: 'MUST',
   spec: { revision: '2025-11-25', page: 'basic/utilities/progress', section: 'Behavior Requirements' },

@@ -24,6 +24,7 @@ import type { WireFrame } from '../model/wire.js';
 import type { SpecRef } from '../model/spec.js';
 import { whyTaskOnly } from './tasks.js';
 import { inputSchemaValid, outputSchemaValid } from './tools-list.js';
+import { notCalled } from './safety.js';
 import { canonical, isObject, type JsonObject } from '../model/json.js';
 import { ERROR_CODES, inMcpReservedRange, MCP_DEFINED_CODES } from '../model/error-codes.js';
 
@@ -137,7 +138,9 @@ function conclude<T>(
 async function exploreValid(t: Probe, tool: JsonObject, judge: Judge<unknown>, nothingJudged: string): Promise<void> {
   const run = argumentRun(t.ctx);
   const path = replayPath(t, run, tool);
-  const why = run.whyNotCallable(tool) ?? whyTaskOnly(t, tool);
+  const held = run.whyNotCallable(tool);
+  if (held) notCalled(t, String(tool.name), held);
+  const why = whyTaskOnly(t, tool);
   if (why) t.notObserved(why);
   const plan = planFor(t, run, tool);
   t.note('generator', plan.source);
@@ -205,8 +208,9 @@ async function exploreInvalid(
 ): Promise<void> {
   const run = argumentRun(t.ctx);
   const path = replayPath(t, run, tool);
-  const excluded = run.whyExcluded(String(tool.name));
-  if (excluded) t.notObserved(excluded);
+  // A server that does not validate executes an invalid call: the same consent as a valid one.
+  const held = run.whyNotCallable(tool, 'invalid arguments');
+  if (held) notCalled(t, String(tool.name), held);
   const plan = planFor(t, run, tool);
   const arb = mutantArbitrary(plan);
   const sample = fc.sample(arb, { seed: run.settings.seed, numRuns: 20 });
@@ -669,8 +673,8 @@ const NOT_OBJECTS: Array<{ label: string; value: unknown }> = [
 
 /** The probes for one tool: `arguments` that is not an object (memoized by the run). */
 function toolProbes(run: ArgumentRun, tool: JsonObject): Promise<CallRecord[]> {
-  // tools.exclude wins over probes too: an excluded tool gets no tools/call at all.
-  if (run.whyExcluded(String(tool.name))) return Promise.resolve([]);
+  // A probe reaches the tool as any call does: the same consent (and tools.exclude wins).
+  if (run.whyNotCallable(tool, 'a protocol probe')) return Promise.resolve([]);
   return Promise.all(
     NOT_OBJECTS.map((n) => run.call('probe', { name: tool.name, arguments: n.value }, { probe: `arguments that is ${n.label}` })),
   );
@@ -682,7 +686,8 @@ async function serverProbes(run: ArgumentRun, tools: JsonObject[]): Promise<Call
   let unknown = 'mcpc_no_such_tool';
   while (names.has(unknown)) unknown += '_';
   return [
-    await run.call('probe', { name: unknown, arguments: {} }, { probe: 'an unknown tool name' }),
+    // An unknown name runs nothing, unless tools.exclude covers it: then it is not sent either.
+    ...(run.whyExcluded(unknown) ? [] : [await run.call('probe', { name: unknown, arguments: {} }, { probe: 'an unknown tool name' })]),
     await run.call('probe', { arguments: {} }, { probe: 'tools/call without a name' }),
   ];
 }

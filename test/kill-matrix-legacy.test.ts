@@ -37,7 +37,9 @@ const SIDE_EFFECT_TOOLS = [
   'tool:queued_report',
 ];
 const acceptedNotObserved = (r: { verdict: string; subject: string; reason?: string }) =>
-  r.verdict === 'not-observed' && SIDE_EFFECT_TOOLS.includes(r.subject) && /^not called with valid arguments/.test(r.reason ?? '');
+  r.verdict === 'not-observed' &&
+  SIDE_EFFECT_TOOLS.includes(r.subject) &&
+  /^not called with (valid|invalid) arguments/.test(r.reason ?? '');
 
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
   const base = { spec: '2025-11-25', requestTimeoutMs: 5000, seed: 20261130, runs: 5, config };

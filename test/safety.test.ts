@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runConformance } from '../engine/run.js';
-import { whyNotCallable, whyNotCallableAsWritten } from '../suites/safety.js';
+import { isHeldBack, namedTools, whyNotCallable, whyNotCallableAsWritten } from '../suites/safety.js';
 import type { Config } from '../model/config.js';
 import { HOSTILE, tempDir } from './helpers.js';
 
@@ -61,6 +61,27 @@ describe('the policy', () => {
     expect(whyNotCallable(scope({}), tool)).toBeUndefined();
     expect(whyNotCallable({ config: { tools: { include: ['*'] } }, settings: {} }, { name: '.hidden' })).toBeUndefined();
     expect(whyNotCallable({ config: {}, settings: {} }, { name: 'x' })).toMatch(/not annotated readOnlyHint: true/);
+  });
+
+  it('holds made-up calls of every kind to the same consent, naming what lets them run', () => {
+    const none = { config: {}, settings: {} };
+    for (const what of ['invalid arguments', 'a protocol probe', 'a task', 'header probes'] as const) {
+      expect(whyNotCallable(none, { name: 'x' }, what)).toMatch(new RegExp(`^not called with ${what}: .*--tools`));
+      expect(whyNotCallable(none, { name: 'x', annotations: { readOnlyHint: true } }, what)).toBeUndefined();
+    }
+    // A tool the file names in a key (its calls written by the user) is still not called with made-up arguments.
+    expect(whyNotCallable({ config: { slowTool: { name: 'x' } }, settings: {} }, { name: 'x' }, 'invalid arguments')).toBeDefined();
+    expect(isHeldBack(none, { name: 'x' })).toBe(true);
+    expect(isHeldBack({ config: { tools: { exclude: ['x'] } }, settings: {} }, { name: 'x' })).toBe(false);
+    const config: Config = {
+      slowTool: { name: 'a' },
+      taskTool: { name: 'b' },
+      capabilityTool: { name: 'c', requires: ['roots'] },
+      listChanged: { trigger: { tool: 'd' }, undo: { command: 'true' }, prompts: { trigger: { tool: 'e' } } },
+      subscriptionEnd: { trigger: { tool: 'f' } },
+      fixtures: { g: {} },
+    };
+    expect([...namedTools(config)].sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
   });
 });
 

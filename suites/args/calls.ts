@@ -19,7 +19,7 @@ import type { Exchange, Session } from '../../harness/session.js';
 import { memoKey, type SuiteContext } from '../check.js';
 import { validArguments, type ValidPlan } from './generate.js';
 import type { Mutant } from './mutate.js';
-import { whyNotCallable, whyNotCallableAsWritten } from '../safety.js';
+import { whyNotCallable, whyNotCallableAsWritten, type MadeUp } from '../safety.js';
 import { canonical, type JsonObject } from '../../model/json.js';
 import type { WireFrame } from '../../model/wire.js';
 
@@ -121,8 +121,8 @@ export class ArgumentRun {
   }
 
   /** Why `tool` may not be called with valid arguments, or undefined when it may (the one policy: suites/safety.ts). */
-  whyNotCallable(tool: JsonObject): string | undefined {
-    return whyNotCallable(this.ctx, tool);
+  whyNotCallable(tool: JsonObject, what?: MadeUp): string | undefined {
+    return whyNotCallable(this.ctx, tool, what);
   }
 
   /** Why `tool` gets no tools/call at all (tools.exclude), or undefined. */
