@@ -19,7 +19,7 @@ import picomatch from 'picomatch';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { packageRoot } from '../harness/paths.js';
 import type { BaselineEntry, BaselineOutcome, CheckResult, RunResult, SubjectResult } from '../model/results.js';
-import { exitCodeOf } from './shard.js';
+import { countRun, exitCodeOf } from '../model/results.js';
 
 export const BASELINE_SCHEMA_ID = 'https://mcp-conformance.dev/schemas/baseline.schema.json';
 
@@ -108,7 +108,11 @@ export function applyBaseline(run: RunResult, baseline: Baseline): RunResult {
     0,
   );
   run.baseline = outcome;
-  for (const part of run.eras ?? []) part.exitCode = exitCodeOf(part);
+  for (const part of run.eras ?? []) {
+    part.summary = countRun(part);
+    part.exitCode = exitCodeOf(part);
+  }
+  run.summary = countRun(run);
   run.exitCode = exitCodeOf(run);
   return run;
 }

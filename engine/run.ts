@@ -29,7 +29,7 @@ import { catalogue } from '../suites/index.js';
 import { resultSchema } from '../suites/tools-list.js';
 import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
-import { summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
+import { exitCodeOf, summarize, type CheckResult, type RunResult, type SubjectResult } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
 import type { Config } from '../model/config.js';
 import type { Era, TransportKind } from '../model/wire.js';
@@ -141,6 +141,8 @@ export interface ResultEvent {
   total: number;
   /** The revision the run speaks (with `--spec all`, the era part the result belongs to). */
   revision: string;
+  /** The era the run speaks. */
+  era: Era;
 }
 
 /** Default `--jobs`: stdio, one server process per job; HTTP, one connection per job to the one server. */
@@ -565,7 +567,7 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
       // finished run is: no secret the server echoed reaches a live report.
       reportProgress(result, done, prep.redactor);
       try {
-        o.onResult?.({ result: prep.redactor.redactDeep(done), index: emitted - 1, total: ordered.length, revision: result.revision });
+        o.onResult?.({ result: prep.redactor.redactDeep(done), index: emitted - 1, total: ordered.length, revision: result.revision, era });
       } catch (err) {
         result.harnessErrors.push(`the results stream's consumer failed: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -637,7 +639,7 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
 
 /** The result model, complete: duration, redaction, summary, exit code. */
 function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>): RunResult {
-  const { o, result, redactor } = prep;
+  const { result, redactor } = prep;
   result.durationMs = Date.now() - prep.started;
   // Whatever the server echoed back, no secret reaches a report.
   redactor.redactDeep(result);
@@ -646,7 +648,7 @@ function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>): 
   if (!result.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) {
     result.aborted = 'nothing was tested: every check was skipped or not observed';
   }
-  result.exitCode = result.aborted || result.harnessErrors.length ? 2 : s.fail > 0 || (o.strict && s.warn > 0) ? 1 : 0;
+  result.exitCode = exitCodeOf(result);
   return result;
 }
 

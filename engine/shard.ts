@@ -15,7 +15,7 @@
 import picomatch from 'picomatch';
 import type { Check } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
-import { summarize, type CheckResult, type RunResult, type SubjectResult, type Verdict } from '../model/results.js';
+import { exitCodeOf, summarize, type CheckResult, type RunResult, type SubjectResult, type Verdict } from '../model/results.js';
 
 export interface Shard {
   /** 1-based. */
@@ -103,19 +103,7 @@ function mergeChecks(lists: CheckResult[][]): CheckResult[] {
   return [...byId.values()].sort((x, y) => (order.get(x.id) ?? Infinity) - (order.get(y.id) ?? Infinity));
 }
 
-/**
- * The exit code a finished result model stands for: 2 when the run could not
- * do its job, 1 when a check failed (or warned, when strict) that no baseline
- * accepted, or a baseline entry went stale; else 0.
- */
-export function exitCodeOf(run: RunResult): 0 | 1 | 2 {
-  if (run.aborted !== undefined || run.harnessErrors.length > 0) return 2;
-  const parts = run.eras ?? [run];
-  const failing = parts.some((p) =>
-    p.checks.some((c) => c.results.some((r) => !r.expected && (r.verdict === 'fail' || (run.strict && r.verdict === 'warn')))),
-  );
-  return failing || (run.baseline?.stale.length ?? 0) > 0 ? 1 : 0;
-}
+export { exitCodeOf };
 
 function mergeParts(parts: RunResult[]): RunResult {
   const first = parts[0]!;

@@ -10,7 +10,8 @@
  */
 import type { CheckResult, RunResult, SubjectResult } from '../model/results.js';
 import { safeClip } from './escape.js';
-import { specText, specUrl } from './text.js';
+import { countRun, COUNT_LABELS, gateVerdict } from '../model/results.js';
+import { resultText, specText, specUrl } from './text.js';
 
 /** GitHub shows at most a few annotations per step; more are noise. */
 const MAX_ANNOTATIONS = 50;
@@ -95,19 +96,21 @@ function md(value: unknown, max = FIELD_CHARS): string {
 
 /** The step summary: counts, then each failure and warning with its spec link. */
 export function renderStepSummary(run: RunResult): string {
-  const s = run.summary;
-  const word = ['✅ PASSED', '❌ FAILED', '⛔ ERROR (the run could not complete)'][run.exitCode];
+  const s = countRun(run);
+  const icon = { passed: '✅', failed: '❌', error: '⛔', incomplete: '⛔' }[gateVerdict(run)];
+  const word = `${icon} ${md(resultText(run), 800)}`;
   const where = run.target.transport === 'http' ? run.target.url : run.target.command;
   const out: string[] = [
     `## mcp-conformance: ${word}`,
     '',
     `Target: ${md(run.target.transport)} \`${safeClip(where ?? '', 300).replace(/`/g, "'")}\` · revision ${md(run.revision)}${run.seed !== undefined ? ` · seed ${run.seed}` : ''}`,
     '',
-    '| pass | fail | warn | skip | not observed |' + (run.baseline ? ' expected |' : ''),
-    '| ---: | ---: | ---: | ---: | ---: |' + (run.baseline ? ' ---: |' : ''),
-    `| ${s.pass} | ${s.fail} | ${s.warn} | ${s.skip} | ${s.notObserved} |` + (run.baseline ? ` ${run.baseline.expected} |` : ''),
+    `| ${COUNT_LABELS.map(([, label]) => label).join(' | ')} |`,
+    `| ${COUNT_LABELS.map(() => '---:').join(' | ')} |`,
+    `| ${COUNT_LABELS.map(([k]) => s[k]).join(' | ')} |`,
     '',
   ];
+  if (run.incomplete !== undefined) out.push(`**Incomplete:** ${md(run.incomplete)}`, '');
   if (run.aborted !== undefined) out.push(`**Aborted:** ${md(run.aborted)}`, '');
   const list = problems(run);
   const sections: Array<[string, Problem[]]> = [

@@ -86,6 +86,8 @@ async function pathKind(path: string): Promise<'none' | 'file' | 'other'> {
     const st = await stat(path);
     return st.isFile() ? 'file' : 'other';
   } catch (err) {
+    // ENOTDIR: a parent is a file; the atomic path names that.
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return 'none';
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     // A dangling symlink: write through it, which creates its target.
     return (await lstat(path).catch(() => undefined))?.isSymbolicLink() ? 'other' : 'none';

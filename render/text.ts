@@ -2,8 +2,8 @@
  * Small plain-text pieces shared by the console and JUnit renderers.
  * Everything returned here has already been through `safeText`.
  */
-import type { CheckResult, ReplayCase, RunResult, SubjectResult, Verdict } from '../model/results.js';
-import { VERDICTS } from '../model/results.js';
+import type { CheckResult, ReplayCase, RunResult, RunSummary, SubjectResult, Verdict } from '../model/results.js';
+import { COUNT_LABELS, VERDICTS, countRun, gateVerdict } from '../model/results.js';
 import { CONFIG_PAGE } from '../model/spec.js';
 import { safeClip, safeText } from './escape.js';
 import type { WireFrame } from '../model/wire.js';
@@ -118,6 +118,32 @@ export function replayCommand(run: Pick<RunResult, 'invocation' | 'target'>, rep
   }
   const args = [...base, '--check', replay.check, '--seed', String(replay.seed), '--replay', `${replay.path}@${replay.tool}`];
   return ['npx', 'mcp-conformance', ...args.map(shellWord)].join(' ');
+}
+
+/** `3 pass, 1 fail, 0 warn, 1 expected, 0 stale, 2 skip, 1 not observed`: every count, in the one order every report uses. */
+export function runCountsText(c: RunSummary): string {
+  return COUNT_LABELS.map(([k, label]) => `${c[k]} ${label}`).join(', ');
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The result in words, with its cause: `PASSED`; `FAILED (1 fail, 1 stale
+ * baseline entry)`; `ERROR (the run could not complete)`; `INCOMPLETE (…)`.
+ * Every report's verdict line is this text; it never says PASSED when the
+ * exit code is not 0.
+ */
+export function resultText(run: RunResult): string {
+  const v = gateVerdict(run);
+  if (v === 'passed') return 'PASSED';
+  if (v === 'error') return 'ERROR (the run could not complete)';
+  if (v === 'incomplete') return `INCOMPLETE (${safeClip(run.incomplete ?? '', 600)}): not a pass`;
+  const c = countRun(run);
+  const causes: string[] = [];
+  if (c.fail) causes.push(`${c.fail} fail`);
+  if (run.strict && c.warn) causes.push(`${plural(c.warn, 'warning', 'warnings')} counted as failure${c.warn === 1 ? '' : 's'} (--strict)`);
+  if (c.stale) causes.push(plural(c.stale, 'stale baseline entry', 'stale baseline entries'));
+  return `FAILED (${causes.join(', ')})`;
 }
 
 /** The published spec site the reports link to. */
