@@ -53,6 +53,8 @@ export async function deliver(run: RunResult, o: OutputOptions): Promise<number>
     err(
       `mcp-conformance: not writing the baseline ${o.writeBaseline}: the run could not do its job, so its failures are not the server's known ones\n`,
     );
+  } else if (o.writeBaseline && run.incomplete !== undefined) {
+    err(`mcp-conformance: not writing the baseline ${o.writeBaseline}: the merged result is incomplete (${run.incomplete})\n`);
   } else if (o.writeBaseline) {
     const entries = baselineEntries(run, o.baseline);
     try {

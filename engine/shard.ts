@@ -12,6 +12,7 @@
  * on its own traffic, and `merge` combines their verdicts subject by subject
  * (a finding in any shard stands).
  */
+import { createHash } from 'node:crypto';
 import picomatch from 'picomatch';
 import type { Check } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
@@ -55,6 +56,12 @@ export function planChecks(plan: Plan, all: readonly Check[] = catalogue): Check
   const { index, total } = plan.shard;
   let k = 0;
   return selected.filter((c) => c.observer || k++ % total === index - 1);
+}
+
+/** What a run records of its selection: the checks selected before sharding, counted and digested (the same flags give the same digest). */
+export function selectionRecord(plan: Plan, all: readonly Check[] = catalogue): { checks: number; digest: string } {
+  const ids = planChecks({ ...plan, shard: undefined }, all).map((c) => c.id);
+  return { checks: ids.length, digest: `sha256:${createHash('sha256').update(ids.join('\n')).digest('hex').slice(0, 16)}` };
 }
 
 /** Words for an empty selection: which flags left nothing. */
@@ -124,6 +131,7 @@ function mergeParts(parts: RunResult[]): RunResult {
     strict: parts.some((p) => p.strict),
     ...(first.seed !== undefined ? { seed: first.seed } : {}),
     ...(first.invocation ? { invocation: first.invocation } : {}),
+    ...(first.catalogue ? { catalogue: first.catalogue } : {}),
     checks,
     summary: summarize(checks),
     stderr: parts
@@ -139,6 +147,58 @@ function mergeParts(parts: RunResult[]): RunResult {
     run.aborted = `${NOTHING_TESTED}: every check was skipped or not observed`;
   run.exitCode = exitCodeOf(run);
   return run;
+}
+
+/** A results file as `merge` read it. */
+export interface ShardFile {
+  file: string;
+  run: RunResult;
+}
+
+/** What makes runs shards of one set: the same n, catalogue, target, revision, seed and suite version. */
+const SET_FIELDS: Array<[string, (r: RunResult) => string]> = [
+  ['shard count', (r) => String(r.shard?.total ?? 1)],
+  ['selected catalogue', (r) => (r.catalogue ? `${r.catalogue.digest} (${r.catalogue.checks} checks)` : '(not recorded)')],
+  ['target', (r) => `${r.target.transport} ${r.target.command ?? ''}${r.target.url ?? ''}`.trim()],
+  ['revision', (r) => r.revision],
+  ['seed', (r) => (r.seed === undefined ? '(none)' : String(r.seed))],
+  ['suite version', (r) => `${r.tool.name} ${r.tool.version}`],
+];
+
+/**
+ * What keeps these files from being every shard of one set, exactly once:
+ * each line names the field that differs (and the files on each side), a
+ * shard given twice, or a shard that is missing. Empty: a complete set.
+ */
+export function shardSetProblems(files: ShardFile[]): string[] {
+  const problems: string[] = [];
+  const first = files[0];
+  if (!first) return ['no results file given'];
+  for (const f of files)
+    if (!f.run.catalogue) problems.push(`${f.file} records no catalogue digest (written by an older mcp-conformance?)`);
+  for (const [field, value] of SET_FIELDS) {
+    const groups = new Map<string, string[]>();
+    for (const f of files) groups.set(value(f.run), [...(groups.get(value(f.run)) ?? []), f.file]);
+    if (groups.size > 1)
+      problems.push(
+        `the files are not one set of shards: their ${field} differs: ${[...groups].map(([v, fs]) => `${v} in ${fs.join(', ')}`).join('; ')}`,
+      );
+  }
+  if (problems.length) return problems;
+  const total = first.run.shard?.total ?? 1;
+  const seen = new Map<number, string[]>();
+  for (const f of files) {
+    const i = f.run.shard?.index ?? 1;
+    seen.set(i, [...(seen.get(i) ?? []), f.file]);
+  }
+  for (const [i, fs] of [...seen].sort((a, b) => a[0] - b[0]))
+    if (fs.length > 1) problems.push(`shard ${i}/${total} is given more than once: ${fs.join(', ')}`);
+  const missing = Array.from({ length: total }, (_, k) => k + 1).filter((i) => !seen.has(i));
+  if (missing.length)
+    problems.push(
+      `shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i}/${total}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing`,
+    );
+  return problems;
 }
 
 /**

@@ -15,7 +15,7 @@
  */
 import { applyBaseline, loadBaseline, markExpected, type Baseline } from '../engine/baseline.js';
 import { DEFAULTS, runConformance as runEngine, toolVersion, type RunOptions } from '../engine/run.js';
-import { describePlan, planChecks, type Shard } from '../engine/shard.js';
+import { describePlan, planChecks, selectionRecord, type Shard } from '../engine/shard.js';
 import { summarize, type RunResult } from '../model/results.js';
 
 export interface ConformanceOptions extends RunOptions {
@@ -72,6 +72,9 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
     // A live report shows a baselined failure as expected from the start.
     ...(onResult && loaded ? { onResult: (e) => (markExpected(e.result, loaded!), onResult(e)) } : {}),
   });
+  // What `merge` needs to tell shards of one set apart.
+  run.catalogue = selectionRecord(plan);
+  if (shard) run.shard = shard;
   return loaded ? applyBaseline(run, loaded) : run;
 }
 
