@@ -34,6 +34,8 @@ export interface ConsoleOptions {
   verbose?: boolean;
   /** Where the full reports go (the recap names them). */
   reports?: string[];
+  /** false: no recap (each era of `--spec all`: the combined result ends with one recap). */
+  recap?: boolean;
 }
 
 /** Live lines leave out replay commands (the finished, redacted run prints them at the end). */
@@ -180,11 +182,11 @@ function renderEras(run: RunResult, opts: ConsoleOptions, checks = true): string
   const paint = painter(opts.color);
   const parts = (run.eras ?? []).map((era) => {
     const title = `━━ ${safeText(era.revision)}${era.era ? ` (${safeText(era.era.era)} era)` : ''} ━━`;
-    if (checks) return `${paint(title, 'bold')}\n${renderConsole(era, opts)}`;
+    if (checks) return `${paint(title, 'bold')}\n${renderConsole(era, { ...opts, recap: false })}`;
     // Live: the checks were printed as they ran; each era's header and summary remain.
     const out: string[] = [];
     renderHeader(era, paint, out);
-    renderFooter(era, paint, opts, out);
+    renderFooter(era, paint, { ...opts, recap: false }, out);
     return `${paint(title, 'bold')}\n${out.join('\n')}\n`;
   });
   const lines = [
@@ -502,6 +504,7 @@ const RECAP_LINES = 40;
  * incomplete merge lacks, and where the full reports are.
  */
 function recapLines(run: RunResult, paint: Paint, opts: ConsoleOptions): string[] {
+  if (opts.recap === false) return [];
   const items: string[] = [];
   for (const part of run.eras ?? [run]) {
     const era = run.eras ? `${safeText(part.revision)} ` : '';
