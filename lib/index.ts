@@ -86,7 +86,7 @@ export { DEFAULTS, SPEC_CHOICES, REVISIONS, toolVersion } from '../engine/run.js
 export type { RunOptions } from '../engine/run.js';
 export { renderConsole, renderHtml, renderJUnit, renderJson, renderAnnotations, renderStepSummary, writeReports } from '../render/index.js';
 export type { ReportPaths } from '../render/index.js';
-export { VERDICTS, summarize } from '../model/results.js';
+export { COUNT_LABELS, VERDICTS, countRun, summarize } from '../model/results.js';
 export type {
   BaselineEntry,
   BaselineOutcome,

@@ -4,10 +4,12 @@
  * where the full reports are; the other era's skipped checks collapse to one
  * line unless --verbose; the HTML lists failures first.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckResult, RunResult } from '../model/results.js';
 import { liveConsole, renderConsole, renderHtml } from '../render/index.js';
-import { everyVerdict } from './gate-helpers.js';
+import { cli, everyVerdict, FAIL_BREAK } from './gate-helpers.js';
+import { referenceCommand, tempDir } from './helpers.js';
 
 const REPORTS = ['reports/junit.xml', 'reports/results.json', 'reports/report.html'];
 
@@ -90,5 +92,30 @@ describe('the HTML report', () => {
     expect(list).toContain('stale baseline entry: tools-list/a-pass');
     expect(list).not.toContain('f-expected');
     expect(html).toContain('<details class="check v-fail" id="check-tools-list_b-fail"');
+  });
+});
+
+describe('the CLI', () => {
+  it('a failing run ends with the recap and the report paths; the legacy skips collapse unless --verbose', async () => {
+    const dir = tempDir();
+    const paths = [join(dir, 'j.xml'), join(dir, 'r.json'), join(dir, 'r.html')];
+    const args = ['--server', referenceCommand('--break', FAIL_BREAK), '--check', 'tools-list/*', '--check', 'lifecycle/*'];
+    const reports = ['--junit', paths[0]!, '--json', paths[1]!, '--html', paths[2]!];
+    const r = await cli([...args, ...reports]);
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.slice(-4)).toEqual([
+      'Recap (unexpected failures and warnings, stale baseline entries):',
+      `  ✗ ${FAIL_BREAK}  a fresh connection sees the same set of tools`,
+      `Full reports: ${paths.join(', ')}`,
+      'Result: FAILED (1 fail)',
+    ]);
+    expect(r.stdout).toMatch(
+      /\n\d+ checks of the 2025-11-25 \(legacy\) era skipped: this run speaks 2026-07-28 \(--verbose lists them\)\n/,
+    );
+    expect(r.stdout).not.toContain('lifecycle/initialize-result');
+    const verbose = await cli([...args, '--verbose', ...reports]);
+    expect(verbose.stdout).toContain('lifecycle/initialize-result');
+    expect(verbose.stdout).not.toContain('--verbose lists them');
   });
 });
