@@ -72,6 +72,10 @@ export function renderAnnotations(run: RunResult): string {
       `::error title=${cmdProperty('mcp-conformance stale baseline entry')}::${cmdData(safeClip(`${e.why} (${run.baseline!.path})`, FIELD_CHARS))}`,
     );
   }
+  if (run.incomplete !== undefined)
+    lines.push(
+      `::error title=${cmdProperty('mcp-conformance incomplete merge')}::${cmdData(safeClip(`INCOMPLETE (not a pass): ${run.incomplete}`, FIELD_CHARS))}`,
+    );
   if (run.aborted !== undefined)
     lines.push(
       `::error title=${cmdProperty('mcp-conformance run aborted')}::${cmdData(safeClip(run.aborted, FIELD_CHARS, { multiline: true }))}`,

@@ -199,8 +199,9 @@ describe('merge refuses a partial picture', () => {
     const summary = join(dir, 'step-summary.md');
     const paths = { junit: join(dir, 'p.xml'), json: join(dir, 'p.json'), html: join(dir, 'p.html') };
     const r = await cli(['merge', file('s2'), '--allow-partial', '--junit', paths.junit, '--json', paths.json, '--html', paths.html], {
-      env: { GITHUB_STEP_SUMMARY: summary },
+      env: { GITHUB_STEP_SUMMARY: summary, GITHUB_ACTIONS: 'true' },
     });
+    expect(r.stdout).toContain('::error title=mcp-conformance incomplete merge::INCOMPLETE (not a pass): shard 1/2 is missing');
     expect(r.code).not.toBe(0);
     expect(r.stdout).toContain('Result: INCOMPLETE (shard 1/2 is missing): not a pass');
     const json = JSON.parse(readFileSync(paths.json, 'utf8')) as RunResult;
