@@ -115,7 +115,8 @@ async function writeThrough(path: string, text: string): Promise<void> {
     }
     return;
   }
-  const fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o666);
+  // Appending, not truncating: /dev/stdout redirected to a file keeps what the console wrote before.
+  const fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o666);
   try {
     await fh.writeFile(text, 'utf8');
   } finally {
@@ -127,10 +128,12 @@ async function writeThrough(path: string, text: string): Promise<void> {
  * Writes one report to `path`. A regular file (or a new one) is replaced
  * atomically (writeFileAtomic); a symlink is followed and its target written
  * as that target would be; anything else (a device such as /dev/null, a
- * FIFO) is written through and stays what it is: a report path is never
- * turned into something else.
+ * FIFO) is written through and stays what it is, and so is every path
+ * under /dev or /proc: a report path is never turned into something else.
  */
 export async function writeReportFile(path: string, text: string): Promise<void> {
+  // /dev/stdout and its kin are links into /proc that may resolve to the shell's redirect target: never replace that.
+  if (/^\/(dev|proc)\//.test(resolve(path))) return writeThrough(path, text);
   const isLink = (await lstat(path).catch(() => undefined))?.isSymbolicLink() === true;
   const target = isLink ? await realpath(path).catch(() => path) : path;
   const kind = await pathKind(target);

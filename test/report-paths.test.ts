@@ -9,7 +9,7 @@
  * (root only); the real /dev/null is written only by an ordinary user,
  * who cannot replace it.
  */
-import { chmodSync, createReadStream, lstatSync, readFileSync, readlinkSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, createReadStream, lstatSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -37,9 +37,12 @@ const USERS: Array<{ name: string; prefix: string[] }> = [
 /** A fast selection on the bundled reference server. */
 const RUN = ['--server', 'reference', '--check', 'tools-list/unique-names'];
 
-async function runAs(prefix: string[], args: string[]) {
-  const [cmd, ...rest] = [...prefix, process.execPath, CLI, ...RUN, ...args];
-  const r = await execa(cmd!, rest, { cwd: ROOT, reject: false, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
+async function runAs(prefix: string[], args: string[], stdoutFile?: string) {
+  const argv = [...prefix, process.execPath, CLI, ...RUN, ...args];
+  // A shell's own redirect (`> file`), so the CLI's stdout is that file, as in a user's shell.
+  const [cmd, ...rest] = stdoutFile ? ['sh', '-c', 'exec "$@" > "$OUT"', 'sh', ...argv] : argv;
+  const env = { ...process.env, NO_COLOR: '1', ...(stdoutFile ? { OUT: stdoutFile } : {}) };
+  const r = await execa(cmd!, rest, { cwd: ROOT, reject: false, timeout: 60_000, env });
   return { code: r.exitCode, out: `${String(r.stdout)}\n${String(r.stderr)}` };
 }
 
@@ -100,6 +103,20 @@ describe.each(USERS)('report paths that are not regular files, as $name', ({ pre
     expect(r.code, r.out).toBe(2);
     expect(r.out).toMatch(/cannot write .*results\.fifo \(.*FIFO nobody reads\); wrote .*results\.fifo instead/);
     expect(statSync(fifo).isFIFO()).toBe(true);
+  });
+
+  it('--json /dev/stdout redirected to a file: the file is written into, after the console report, not replaced', async () => {
+    const dir = sharedDir();
+    const out = join(dir, 'out.txt');
+    writeFileSync(out, '');
+    chmodSync(out, 0o666);
+    const inode = statSync(out).ino;
+    const r = await runAs(prefix, ['--json', '/dev/stdout', '--junit', '', '--html', ''], out);
+    expect(r.code, r.out).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect(statSync(out).ino).toBe(inode);
+    expect(text).toContain('Result: PASSED');
+    expect(text).toContain('"schemaVersion"');
   });
 
   it.runIf(isRoot)('a device node like /dev/null is written into and stays a device; a full one gets the fallback', async () => {
