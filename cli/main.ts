@@ -83,6 +83,7 @@ interface Flags {
   tools: string[];
   allowSideEffects: boolean;
   color: boolean;
+  verbose: boolean;
   jobs?: number;
 }
 
@@ -222,6 +223,7 @@ function generationOptions(cmd: Command): Command {
       positiveInt('--jobs'),
     )
     .option('--no-color', 'no colour in the console report (also off when NO_COLOR is set or not a TTY)')
+    .option('--verbose', "show passing subjects, notes, full wire excerpts, the server's stderr and the other era's skipped checks", false)
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
     .action(() => {})
@@ -402,6 +404,8 @@ async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): P
     tty: !!process.stdout.isTTY,
     version: toolVersion().version,
     passes: flags.spec === 'all' ? 2 : 1,
+    verbose: flags.verbose,
+    reports: [flags.junit, flags.json, flags.html],
   });
   try {
     live.start();
@@ -409,7 +413,7 @@ async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): P
       ...runOptions(flags, prepared, argv),
       signal: interrupt.signal,
       jobs: flags.jobs,
-      onResult: (e) => live.onResult(e.result, e.index, e.total),
+      onResult: (e) => live.onResult(e.result, e.index, e.total, e.era),
     });
     phase = 'report';
     live.end(run);

@@ -3,11 +3,17 @@
  * sharded runs (`--shard i/n`) into one result and writes one set of
  * reports, judged (and exit-coded) as one run; `--baseline` applies to the
  * merged result.
+ *
+ * The files must be every shard of one set exactly once (the same shard
+ * count, selected catalogue, target, revision, seed and suite version):
+ * otherwise merge names what is missing or mismatched and exits 2 (its
+ * reports record the refusal). `--allow-partial` merges what is there; the
+ * result is marked incomplete in every report and never passes (exit 2).
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { applyBaseline, loadBaseline } from '../engine/baseline.js';
-import { exitCodeOf, mergeRuns } from '../engine/shard.js';
+import { exitCodeOf, mergeRuns, shardSetProblems, type ShardFile } from '../engine/shard.js';
 import type { RunResult } from '../model/results.js';
 import { renderConsole } from '../render/index.js';
 import { guarded, type SubcommandContext } from './subcommand.js';
@@ -20,6 +26,8 @@ interface MergeFlags {
   baseline?: string;
   writeBaseline?: string;
   strict?: boolean;
+  allowPartial?: boolean;
+  verbose?: boolean;
   color: boolean;
 }
 
@@ -34,20 +42,25 @@ export function registerMerge(program: Command, ctx: SubcommandContext): void {
     .option('--baseline <file>', 'judge the merged result against this baseline')
     .option('--write-baseline <file>', "write the merged result's failures and warnings as a baseline")
     .option('--strict', 'count warnings as failures')
+    .option('--allow-partial', 'merge even when shards are missing or mismatched: the result is marked incomplete and never passes')
+    .option('--verbose', "list every result, and the other era's skipped checks")
     .option('--no-color', 'no colour in the console report')
     .exitOverride()
     .configureOutput({ writeErr: () => {} })
     .action((files: string[], flags: MergeFlags) => guarded(ctx, 'merge', () => merge(files, flags)));
 }
 
+const PARTIAL_HINT =
+  "hint: give each shard's results.json exactly once, from runs with the same flags and --seed; or --allow-partial to merge what is there (incomplete, never a pass)";
+
 async function merge(files: string[], flags: MergeFlags): Promise<number> {
-  const runs: RunResult[] = [];
+  const runs: ShardFile[] = [];
   for (const file of files) {
     try {
       const doc = JSON.parse(await readFile(file, 'utf8')) as RunResult & { schemaVersion?: number };
       if (!Array.isArray(doc.checks) || typeof doc.summary !== 'object') throw new Error('not a mcp-conformance JSON report');
       const { schemaVersion: _v, ...run } = doc;
-      runs.push(run);
+      runs.push({ file, run });
     } catch (err) {
       process.stderr.write(
         `mcp-conformance: cannot merge ${file}: ${(err as Error).message.split('\n')[0]}\nhint: give the results.json files the shards wrote (--json)\n`,
@@ -55,16 +68,22 @@ async function merge(files: string[], flags: MergeFlags): Promise<number> {
       return 2;
     }
   }
-  let run = mergeRuns(runs);
-  if (flags.strict) {
-    run.strict = true;
-    run.exitCode = exitCodeOf(run);
+  const problems = shardSetProblems(runs);
+  let run = mergeRuns(runs.map((r) => r.run));
+  if (problems.length && !flags.allowPartial) {
+    run.aborted = `cannot merge: ${problems.join('; ')}`;
+  } else if (problems.length) {
+    run.incomplete = problems.join('; ');
   }
+  if (flags.strict) run.strict = true;
+  run.exitCode = exitCodeOf(run);
   const baseline = flags.baseline !== undefined ? loadBaselineOrNull(flags.baseline) : undefined;
   if (baseline === null) return 2;
   if (baseline) run = applyBaseline(run, baseline);
-  process.stdout.write(renderConsole(run, { color: flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY }));
-  return deliver(run, {
+  const reports = [flags.junit, flags.json, flags.html];
+  const color = flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY;
+  process.stdout.write(renderConsole(run, { color, verbose: flags.verbose === true, reports }));
+  const code = await deliver(run, {
     junitPath: flags.junit,
     jsonPath: flags.json,
     htmlPath: flags.html,
@@ -72,6 +91,9 @@ async function merge(files: string[], flags: MergeFlags): Promise<number> {
     ...(flags.writeBaseline ? { writeBaseline: flags.writeBaseline } : {}),
     ...(baseline ? { baseline } : {}),
   });
+  // deliver names the cause; the hint follows it.
+  if (problems.length && !flags.allowPartial) process.stderr.write(`${PARTIAL_HINT}\n`);
+  return code;
 }
 
 function loadBaselineOrNull(path: string) {

@@ -8,7 +8,7 @@ import { appendFile } from 'node:fs/promises';
 import { baselineEntries, baselineText, type Baseline } from '../engine/baseline.js';
 import type { RunResult } from '../model/results.js';
 import { abortLine } from '../render/text.js';
-import { renderAnnotations, renderStepSummary, within, writeFileAtomic, writeReportsWithin, type ReportPaths } from '../render/index.js';
+import { renderAnnotations, renderStepSummary, within, writeReportFile, writeReportsWithin, type ReportPaths } from '../render/index.js';
 
 export interface OutputOptions extends ReportPaths {
   /** Time report writing may take in all. */
@@ -53,10 +53,12 @@ export async function deliver(run: RunResult, o: OutputOptions): Promise<number>
     err(
       `mcp-conformance: not writing the baseline ${o.writeBaseline}: the run could not do its job, so its failures are not the server's known ones\n`,
     );
+  } else if (o.writeBaseline && run.incomplete !== undefined) {
+    err(`mcp-conformance: not writing the baseline ${o.writeBaseline}: the merged result is incomplete (${run.incomplete})\n`);
   } else if (o.writeBaseline) {
     const entries = baselineEntries(run, o.baseline);
     try {
-      await within(left(), `writing ${o.writeBaseline}`, writeFileAtomic(o.writeBaseline, baselineText(entries, o.writeBaseline)));
+      await within(left(), `writing ${o.writeBaseline}`, writeReportFile(o.writeBaseline, baselineText(entries, o.writeBaseline)));
       err(
         `mcp-conformance: wrote ${entries.length} baseline entr${entries.length === 1 ? 'y' : 'ies'} to ${o.writeBaseline} (give each a real reason)\n`,
       );

@@ -6,6 +6,7 @@
  */
 import logUpdate from 'log-update';
 import type { CheckResult, RunResult } from '../model/results.js';
+import type { Era } from '../model/wire.js';
 import { liveConsole } from '../render/index.js';
 
 export interface LiveOptions {
@@ -14,12 +15,17 @@ export interface LiveOptions {
   version: string;
   /** `--spec all`: the engine runs the catalogue once per era; each pass gets a heading. */
   passes?: number;
+  /** List the other era's skipped checks one by one (and everything else `--verbose` shows). */
+  verbose?: boolean;
+  /** Where the reports go (the recap names them). */
+  reports?: string[];
   write?: (text: string) => void;
 }
 
 export function liveProgress(opts: LiveOptions) {
   const write = opts.write ?? ((text: string) => void process.stdout.write(text));
-  let view = liveConsole({ color: opts.color });
+  const consoleOpts = { color: opts.color, verbose: opts.verbose === true, reports: opts.reports ?? [] };
+  let view = liveConsole(consoleOpts);
   let started = Date.now();
   let pass = 0;
   const bar = (index: number, total: number, id: string) => {
@@ -34,14 +40,14 @@ export function liveProgress(opts: LiveOptions) {
       write(view.start(opts.version));
     },
     /** The engine's onResult. `--spec all` runs the catalogue once per era: a new pass starts at index 0. */
-    onResult(check: CheckResult, index: number, total: number): void {
+    onResult(check: CheckResult, index: number, total: number, era?: Era): void {
       let text = '';
       if (index === 0) {
-        view = liveConsole({ color: opts.color });
+        view = liveConsole(consoleOpts);
         pass++;
         if ((opts.passes ?? 1) > 1) text += `\n━━ era ${pass} of ${opts.passes} ━━\n`;
       }
-      text += view.check(check);
+      text += view.check(check, era);
       if (opts.tty) {
         logUpdate.clear();
         write(text);

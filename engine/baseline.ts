@@ -19,7 +19,7 @@ import picomatch from 'picomatch';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { packageRoot } from '../harness/paths.js';
 import type { BaselineEntry, BaselineOutcome, CheckResult, RunResult, SubjectResult } from '../model/results.js';
-import { exitCodeOf } from './shard.js';
+import { countRun, exitCodeOf } from '../model/results.js';
 
 /** The `$schema` a written baseline names: the schema the package ships, from a project root that installed it. */
 export const BASELINE_SCHEMA_ID = './node_modules/mcp-conformance/schemas/baseline.schema.json';
@@ -109,7 +109,11 @@ export function applyBaseline(run: RunResult, baseline: Baseline): RunResult {
     0,
   );
   run.baseline = outcome;
-  for (const part of run.eras ?? []) part.exitCode = exitCodeOf(part);
+  for (const part of run.eras ?? []) {
+    part.summary = countRun(part);
+    part.exitCode = exitCodeOf(part);
+  }
+  run.summary = countRun(run);
   run.exitCode = exitCodeOf(run);
   return run;
 }

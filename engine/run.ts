@@ -39,13 +39,21 @@ import { depthOf } from './depth.js';
 import { openEra, type EraMode, type Opening } from '../harness/negotiate.js';
 import { runBothEras } from './all-eras.js';
 import { RefusedCallError } from '../harness/call-guard.js';
-import { heldBackOf, summarize, type CheckResult, type RunResult, type Selection, type SubjectResult } from '../model/results.js';
+import {
+  exitCodeOf,
+  heldBackOf,
+  summarize,
+  type CheckResult,
+  type RunResult,
+  type Selection,
+  type SubjectResult,
+} from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
 import type { Config } from '../model/config.js';
 import type { Era, TransportKind } from '../model/wire.js';
 import { reportProgress } from './progress.js';
 import { applyBaseline, loadBaseline, markExpected, type Baseline } from './baseline.js';
-import { describePlan, leftOutChecks, planChecks, type Shard } from './shard.js';
+import { describePlan, leftOutChecks, planChecks, selectionRecord, type Shard } from './shard.js';
 
 /** Protocol revisions the suite speaks: modern (2026-07-28, draft) and legacy (2025-11-25). */
 export const REVISIONS = ['2026-07-28', 'draft', '2025-11-25'] as const;
@@ -156,6 +164,8 @@ export interface ResultEvent {
   total: number;
   /** The revision the run speaks (with `--spec all`, the era part the result belongs to). */
   revision: string;
+  /** The era the run speaks. */
+  era: Era;
 }
 
 /** Default `--jobs`: stdio, one server process per job; HTTP, one connection per job to the one server. */
@@ -605,7 +615,7 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
       // finished run is: no secret the server echoed reaches a live report.
       reportProgress(result, done, prep.redactor);
       try {
-        o.onResult?.({ result: prep.redactor.redactDeep(done), index: emitted - 1, total: ordered.length, revision: result.revision });
+        o.onResult?.({ result: prep.redactor.redactDeep(done), index: emitted - 1, total: ordered.length, revision: result.revision, era });
       } catch (err) {
         result.harnessErrors.push(`the results stream's consumer failed: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -681,7 +691,7 @@ async function runChecks(prep: Prepared, ready: Ready, signal: AbortSignal): Pro
 
 /** The result model, complete: duration, redaction, summary, exit code. */
 function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>): RunResult {
-  const { o, result, redactor } = prep;
+  const { result, redactor } = prep;
   result.durationMs = Date.now() - prep.started;
   // Whatever the server echoed back, no secret reaches a report.
   redactor.redactDeep(result);
@@ -693,7 +703,7 @@ function finish(prep: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'>): 
   if (!result.aborted && s.total > 0 && s.pass + s.fail + s.warn === 0) {
     result.aborted = 'nothing was tested: every check was skipped or not observed';
   }
-  result.exitCode = result.aborted || result.harnessErrors.length ? 2 : s.fail > 0 || (o.strict && s.warn > 0) ? 1 : 0;
+  result.exitCode = exitCodeOf(result);
   return result;
 }
 
@@ -968,5 +978,8 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
     // A live report shows a baselined failure as expected from the start.
     ...(onResult && loaded ? { onResult: (e) => (markExpected(e.result, loaded!), onResult(e)) } : {}),
   });
+  // What `merge` needs to tell shards of one set apart.
+  run.catalogue = selectionRecord(plan);
+  if (shard) run.shard = shard;
   return withSelection(loaded ? applyBaseline(run, loaded) : run);
 }

@@ -12,10 +12,12 @@
  * on its own traffic, and `merge` combines their verdicts subject by subject
  * (a finding in any shard stands).
  */
+import { createHash } from 'node:crypto';
 import picomatch from 'picomatch';
 import type { Check } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
 import {
+  exitCodeOf,
   summarize,
   type CheckResult,
   type LeftOut,
@@ -90,6 +92,12 @@ export function leftOutChecks(
   });
 }
 
+/** What a run records of its selection: the checks selected before sharding, counted and digested (the same flags give the same digest). */
+export function selectionRecord(plan: Plan, all: readonly Check[] = catalogue): { checks: number; digest: string } {
+  const ids = planChecks({ ...plan, shard: undefined }, all).map((c) => c.id);
+  return { checks: ids.length, digest: `sha256:${createHash('sha256').update(ids.join('\n')).digest('hex').slice(0, 16)}` };
+}
+
 /** Words for an empty selection: which flags left nothing. */
 export function describePlan(plan: Plan): string {
   const parts: string[] = [];
@@ -136,19 +144,7 @@ function mergeChecks(lists: CheckResult[][]): CheckResult[] {
   return [...byId.values()].sort((x, y) => (order.get(x.id) ?? Infinity) - (order.get(y.id) ?? Infinity));
 }
 
-/**
- * The exit code a finished result model stands for: 2 when the run could not
- * do its job, 1 when a check failed (or warned, when strict) that no baseline
- * accepted, or a baseline entry went stale; else 0.
- */
-export function exitCodeOf(run: RunResult): 0 | 1 | 2 {
-  if (run.aborted !== undefined || run.harnessErrors.length > 0) return 2;
-  const parts = run.eras ?? [run];
-  const failing = parts.some((p) =>
-    p.checks.some((c) => c.results.some((r) => !r.expected && (r.verdict === 'fail' || (run.strict && r.verdict === 'warn')))),
-  );
-  return failing || (run.baseline?.stale.length ?? 0) > 0 ? 1 : 0;
-}
+export { exitCodeOf };
 
 function mergeParts(parts: RunResult[]): RunResult {
   const first = parts[0]!;
@@ -169,6 +165,7 @@ function mergeParts(parts: RunResult[]): RunResult {
     strict: parts.some((p) => p.strict),
     ...(first.seed !== undefined ? { seed: first.seed } : {}),
     ...(first.invocation ? { invocation: first.invocation } : {}),
+    ...(first.catalogue ? { catalogue: first.catalogue } : {}),
     checks,
     summary: summarize(checks),
     stderr: parts
@@ -186,6 +183,58 @@ function mergeParts(parts: RunResult[]): RunResult {
     run.aborted = `${NOTHING_TESTED}: every check was skipped or not observed`;
   run.exitCode = exitCodeOf(run);
   return run;
+}
+
+/** A results file as `merge` read it. */
+export interface ShardFile {
+  file: string;
+  run: RunResult;
+}
+
+/** What makes runs shards of one set: the same n, catalogue, target, revision, seed and suite version. */
+const SET_FIELDS: Array<[string, (r: RunResult) => string]> = [
+  ['shard count', (r) => String(r.shard?.total ?? 1)],
+  ['selected catalogue', (r) => (r.catalogue ? `${r.catalogue.digest} (${r.catalogue.checks} checks)` : '(not recorded)')],
+  ['target', (r) => `${r.target.transport} ${r.target.command ?? ''}${r.target.url ?? ''}`.trim()],
+  ['revision', (r) => r.revision],
+  ['seed', (r) => (r.seed === undefined ? '(none)' : String(r.seed))],
+  ['suite version', (r) => `${r.tool.name} ${r.tool.version}`],
+];
+
+/**
+ * What keeps these files from being every shard of one set, exactly once:
+ * each line names the field that differs (and the files on each side), a
+ * shard given twice, or a shard that is missing. Empty: a complete set.
+ */
+export function shardSetProblems(files: ShardFile[]): string[] {
+  const problems: string[] = [];
+  const first = files[0];
+  if (!first) return ['no results file given'];
+  for (const f of files)
+    if (!f.run.catalogue) problems.push(`${f.file} records no catalogue digest (written by an older mcp-conformance?)`);
+  for (const [field, value] of SET_FIELDS) {
+    const groups = new Map<string, string[]>();
+    for (const f of files) groups.set(value(f.run), [...(groups.get(value(f.run)) ?? []), f.file]);
+    if (groups.size > 1)
+      problems.push(
+        `the files are not one set of shards: their ${field} differs: ${[...groups].map(([v, fs]) => `${v} in ${fs.join(', ')}`).join('; ')}`,
+      );
+  }
+  if (problems.length) return problems;
+  const total = first.run.shard?.total ?? 1;
+  const seen = new Map<number, string[]>();
+  for (const f of files) {
+    const i = f.run.shard?.index ?? 1;
+    seen.set(i, [...(seen.get(i) ?? []), f.file]);
+  }
+  for (const [i, fs] of [...seen].sort((a, b) => a[0] - b[0]))
+    if (fs.length > 1) problems.push(`shard ${i}/${total} is given more than once: ${fs.join(', ')}`);
+  const missing = Array.from({ length: total }, (_, k) => k + 1).filter((i) => !seen.has(i));
+  if (missing.length)
+    problems.push(
+      `shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i}/${total}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing`,
+    );
+  return problems;
 }
 
 /**

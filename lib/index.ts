@@ -22,7 +22,7 @@ export { abortedResult, DEFAULTS, runConformance, SPEC_CHOICES, REVISIONS, toolV
 export type { ConformanceOptions, RunOptions } from '../engine/run.js';
 export { renderConsole, renderHtml, renderJUnit, renderJson, renderAnnotations, renderStepSummary, writeReports } from '../render/index.js';
 export type { ReportPaths } from '../render/index.js';
-export { VERDICTS, summarize } from '../model/results.js';
+export { COUNT_LABELS, VERDICTS, countRun, summarize } from '../model/results.js';
 export type {
   BaselineEntry,
   BaselineOutcome,

@@ -85,14 +85,33 @@ export interface CheckResult extends CheckInfo {
   results: SubjectResult[];
 }
 
+/**
+ * The counts every report prints (console, JSON `summary`, JUnit, HTML, step
+ * summary), from one function (`countRun`). A fail or warn the baseline
+ * accepted counts as expected, not as fail or warn; stale counts baseline
+ * entries (not results), so total is the number of results.
+ */
 export interface RunSummary {
   pass: number;
   fail: number;
   warn: number;
+  expected: number;
+  stale: number;
   skip: number;
   notObserved: number;
   total: number;
 }
+
+/** The counts in the order the reports print them, with their labels. */
+export const COUNT_LABELS: ReadonlyArray<[Exclude<keyof RunSummary, 'total'>, string]> = [
+  ['pass', 'pass'],
+  ['fail', 'fail'],
+  ['warn', 'warn'],
+  ['expected', 'expected'],
+  ['stale', 'stale'],
+  ['skip', 'skip'],
+  ['notObserved', 'not observed'],
+];
 
 /** Everything one run produced: what the renderers and the JSON report take. */
 export interface RunResult {
@@ -138,6 +157,12 @@ export interface RunResult {
   baseline?: BaselineOutcome;
   /** What the run left out, and the configuration file it read (absent on results written before it was recorded). */
   selection?: Selection;
+  /** `--shard i/n`: which part of the selected checks this run ran. */
+  shard?: { index: number; total: number };
+  /** The selected checks (before sharding): how many, and a digest of their ids, so `merge` can tell runs of one set apart. */
+  catalogue?: { checks: number; digest: string };
+  /** Set by `merge --allow-partial` when shards were missing or mismatched: what the merged result lacks. Never a pass. */
+  incomplete?: string;
   exitCode: 0 | 1 | 2;
 }
 
@@ -222,14 +247,42 @@ export interface BaselineOutcome {
   unconfirmed: Array<BaselineEntry & { why: string }>;
 }
 
-export function summarize(checks: CheckResult[]): RunSummary {
-  const s: RunSummary = { pass: 0, fail: 0, warn: 0, skip: 0, notObserved: 0, total: 0 };
+/** Counts of these results (a baselined fail or warn as expected), with `stale` baseline entries. */
+export function summarize(checks: CheckResult[], stale = 0): RunSummary {
+  const s: RunSummary = { pass: 0, fail: 0, warn: 0, expected: 0, stale, skip: 0, notObserved: 0, total: 0 };
   for (const c of checks) {
     for (const r of c.results) {
       s.total++;
       if (r.verdict === 'not-observed') s.notObserved++;
+      else if (r.expected && (r.verdict === 'fail' || r.verdict === 'warn')) s.expected++;
       else s[r.verdict]++;
     }
   }
   return s;
+}
+
+/** The counts of a whole run (every era of `--spec all`, and its baseline's stale entries): what every report prints. */
+export function countRun(run: RunResult): RunSummary {
+  return summarize(run.eras ? run.eras.flatMap((e) => e.checks) : run.checks, run.baseline?.stale.length ?? 0);
+}
+
+/** What a finished run says: passed, failed, an error (exit 2), or an incomplete merge (exit 2, never a pass). */
+export type GateVerdict = 'passed' | 'failed' | 'error' | 'incomplete';
+
+export function gateVerdict(run: RunResult): GateVerdict {
+  if (run.aborted !== undefined || run.harnessErrors.length > 0) return 'error';
+  if (run.incomplete !== undefined) return 'incomplete';
+  const c = countRun(run);
+  return c.fail > 0 || c.stale > 0 || (run.strict && c.warn > 0) ? 'failed' : 'passed';
+}
+
+/**
+ * The exit code a finished result model stands for: 2 when the run could not
+ * do its job (or a merge is incomplete), 1 when a check failed (or warned,
+ * when strict) that no baseline accepted, or a baseline entry went stale;
+ * else 0.
+ */
+export function exitCodeOf(run: RunResult): 0 | 1 | 2 {
+  const v = gateVerdict(run);
+  return v === 'passed' ? 0 : v === 'failed' ? 1 : 2;
 }

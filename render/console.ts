@@ -10,6 +10,8 @@
  */
 import { heldBackLine } from './held-back.js';
 import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '../model/results.js';
+import type { Era } from '../model/wire.js';
+import { countRun, gateVerdict, type GateVerdict } from '../model/results.js';
 import { safeClip, safeText } from './escape.js';
 import {
   LEGEND,
@@ -24,14 +26,20 @@ import {
   lastFrames,
   overallVerdict,
   replayCommand,
+  resultText,
+  runCountsText,
   specText,
 } from './text.js';
 
 export interface ConsoleOptions {
   /** Emit ANSI SGR colour codes. */
   color: boolean;
-  /** Show passing subjects, notes, details, full wire excerpts and stderr. */
+  /** Show passing subjects, notes, details, full wire excerpts and stderr, and the other era's skips one by one. */
   verbose?: boolean;
+  /** Where the full reports go (the recap names them). */
+  reports?: string[];
+  /** false: no recap (each era of `--spec all`: the combined result ends with one recap). */
+  recap?: boolean;
 }
 
 /** Live lines leave out replay commands (the finished, redacted run prints them at the end). */
@@ -96,6 +104,8 @@ const LONG_REASON = 120;
 interface ConsoleState extends RenderFlags {
   area?: string;
   reasons: Map<string, string>;
+  /** The era the run speaks: the other era's checks are skipped, and collapse to one summary line unless verbose. */
+  era?: Era;
 }
 
 export function renderConsole(run: RunResult, opts: ConsoleOptions): string {
@@ -103,11 +113,11 @@ export function renderConsole(run: RunResult, opts: ConsoleOptions): string {
   const paint = painter(opts.color);
   const verbose = opts.verbose === true;
   const out: string[] = [];
-  const state: ConsoleState = { reasons: new Map(), replay: true };
+  const state: ConsoleState = { reasons: new Map(), replay: true, ...(run.era ? { era: run.era.era } : {}) };
 
   renderHeader(run, paint, out);
   for (const check of run.checks) renderCheckInArea(check, paint, verbose, out, run, state);
-  renderFooter(run, paint, verbose, out);
+  renderFooter(run, paint, opts, out);
   return out.join('\n') + '\n';
 }
 
@@ -124,8 +134,10 @@ export function liveConsole(opts: ConsoleOptions) {
     start(version: string): string {
       return `${paint(`mcp-conformance ${safeText(version)}`, 'bold')}: running checks…\n`;
     },
-    check(check: CheckResult): string {
+    /** One check's lines; `era`: the era the run speaks (its other era's skips collapse into the summary). */
+    check(check: CheckResult, era?: Era): string {
       const out: string[] = [];
+      if (era) state.era = era;
       renderCheckInArea(check, paint, verbose, out, { invocation: [], target: { transport: 'stdio' } } as unknown as RunResult, state);
       return out.join('\n') + '\n';
     },
@@ -135,7 +147,7 @@ export function liveConsole(opts: ConsoleOptions) {
       if (run.eras) return `${out.join('\n')}\n${renderEras(run, opts, false)}`;
       out.push('');
       renderHeader(run, paint, out);
-      renderFooter(run, paint, verbose, out);
+      renderFooter(run, paint, opts, out);
       return out.join('\n') + '\n';
     },
   };
@@ -154,7 +166,13 @@ function renderReplays(run: RunResult, paint: Paint, out: string[]): void {
   out.push('', paint('Replay (each command reproduces one generated case):', 'bold'), ...lines);
 }
 
+/** A check of the era the run does not speak, skipped for that alone. */
+function otherEra(check: CheckResult, era: Era | undefined): boolean {
+  return era !== undefined && !check.revisions.includes(era) && check.results.every((r) => r.verdict === 'skip');
+}
+
 function renderCheckInArea(check: CheckResult, paint: Paint, verbose: boolean, out: string[], run: RunResult, state: ConsoleState): void {
+  if (!verbose && otherEra(check, state.era)) return;
   if (check.area !== state.area) {
     state.area = check.area;
     out.push('');
@@ -168,28 +186,22 @@ function renderEras(run: RunResult, opts: ConsoleOptions, checks = true): string
   const paint = painter(opts.color);
   const parts = (run.eras ?? []).map((era) => {
     const title = `━━ ${safeText(era.revision)}${era.era ? ` (${safeText(era.era.era)} era)` : ''} ━━`;
-    if (checks) return `${paint(title, 'bold')}\n${renderConsole(era, opts)}`;
+    if (checks) return `${paint(title, 'bold')}\n${renderConsole(era, { ...opts, recap: false })}`;
     // Live: the checks were printed as they ran; each era's header and summary remain.
     const out: string[] = [];
     renderHeader(era, paint, out);
-    renderFooter(era, paint, opts.verbose === true, out);
+    renderFooter(era, paint, { ...opts, recap: false }, out);
     return `${paint(title, 'bold')}\n${out.join('\n')}\n`;
   });
-  const s = run.summary;
   const lines = [paint('━━ all eras ━━', 'bold')];
   renderLeftOut(run, paint, lines);
-  lines.push(
-    `${paint('Summary:', 'bold')} ${s.pass} pass, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.notObserved} not observed  (${s.total} results, ${(run.eras ?? []).length} eras, ${formatDuration(run.durationMs)})`,
-  );
-  const word: Record<0 | 1 | 2, [string, Style[]]> = {
-    0: ['PASSED', ['green', 'bold']],
-    1: ['FAILED', ['red', 'bold']],
-    2: ['ERROR (the run could not complete)', ['red', 'bold']],
-  };
-  const [text, style] = word[run.exitCode];
   const held = heldBackLine(run);
-  if (held) lines.push(paint(safeText(held), 'magenta'));
-  lines.push(`${paint('Result:', 'bold')} ${paint(text, ...style)}`);
+  lines.push(
+    `${paint('Summary:', 'bold')} ${runCountsText(countRun(run))}  (${countRun(run).total} results, ${(run.eras ?? []).length} eras, ${formatDuration(run.durationMs)})`,
+    ...(held ? [paint(safeText(held), 'magenta')] : []),
+    ...recapLines(run, paint, opts),
+    resultLine(run, paint),
+  );
   return `${parts.join('\n')}\n${lines.join('\n')}\n`;
 }
 
@@ -404,76 +416,157 @@ function renderVerboseExtras(r: SubjectResult, paint: Paint, indent: number, out
   }
 }
 
-function renderFooter(run: RunResult, paint: Paint, verbose: boolean, out: string[]): void {
-  const s = run.summary;
+/** What the pieces of the summary get: the run, the painter and the console options. */
+interface SummaryContext {
+  run: RunResult;
+  paint: Paint;
+  opts: ConsoleOptions;
+}
+
+/**
+ * The summary at the end of a console report, piece by piece: each returns
+ * its lines (none when it has nothing to say). To add a line to the summary,
+ * add a piece here, in the place it should print.
+ */
+const SUMMARY_PARTS: Array<(c: SummaryContext) => string[]> = [
+  otherEraLines,
+  countLines,
+  ({ run, paint }) => depthLines(run, paint),
+  ({ run, paint }) => baselineLines(run, paint),
+  ({ run, paint }) => heldBackLines(run, paint),
+  warningLines,
+  abortedLines,
+  harnessErrorLines,
+  stderrLines,
+  ({ run, paint, opts }) => recapLines(run, paint, opts),
+  ({ run, paint }) => [resultLine(run, paint)],
+];
+
+function renderFooter(run: RunResult, paint: Paint, opts: ConsoleOptions, out: string[]): void {
   out.push('');
+  for (const part of SUMMARY_PARTS) out.push(...part({ run, paint, opts }));
+}
 
-  const parts: string[] = [
-    paint(`${s.pass} pass`, s.pass ? 'green' : 'dim'),
-    paint(`${s.fail} fail`, ...(s.fail ? (['red', 'bold'] as Style[]) : (['dim'] as Style[]))),
-    paint(`${s.warn} warn`, ...(s.warn ? (['yellow', 'bold'] as Style[]) : (['dim'] as Style[]))),
-    paint(`${s.skip} skip`, 'dim'),
-    paint(`${s.notObserved} not observed`, s.notObserved ? 'magenta' : 'dim'),
+/** `56 checks of the 2025-11-25 era skipped (--verbose lists them)`, when they were not listed. */
+function otherEraLines({ run, paint, opts }: SummaryContext): string[] {
+  if (opts.verbose || !run.era) return [];
+  const skipped = run.checks.filter((c) => otherEra(c, run.era!.era));
+  if (skipped.length === 0) return [];
+  const revisions = [...new Set(skipped.map((c) => safeText(c.spec.revision)))].join(', ');
+  const other = run.era.era === 'modern' ? 'legacy' : 'modern';
+  const n = `${skipped.length} check${skipped.length === 1 ? '' : 's'}`;
+  return [
+    paint(`${n} of the ${revisions} (${other}) era skipped: this run speaks ${safeText(run.revision)} (--verbose lists them)`, 'dim'),
   ];
-  if (run.baseline) parts.push(paint(`${run.baseline.expected} expected`, 'dim'));
-  out.push(
-    `${paint('Summary:', 'bold')} ${parts.join(', ')}  (${s.total} results, ${run.checks.length} checks, ${formatDuration(run.durationMs)})`,
-  );
-  if (s.total > 0) out.push(paint(`Legend: ${LEGEND}`, 'dim'));
-  renderDepth(run, paint, out);
-  renderBaseline(run, paint, out);
-  const held = heldBackLine(run);
-  if (held) out.push(paint(safeText(held), 'magenta'));
+}
 
-  if (s.warn > 0) {
-    out.push(
-      run.strict
-        ? paint(`--strict: ${s.warn} warning${s.warn === 1 ? '' : 's'} counted as failure${s.warn === 1 ? '' : 's'}.`, 'yellow')
-        : paint(
-            `${s.warn} warning${s.warn === 1 ? '' : 's'} not counted as failure${s.warn === 1 ? '' : 's'} (use --strict to count them).`,
-            'dim',
-          ),
-    );
-  } else if (run.strict) {
-    out.push(paint('--strict: warnings count as failures.', 'dim'));
+const COUNT_STYLE: Partial<Record<keyof ReturnType<typeof countRun>, Style[]>> = {
+  pass: ['green'],
+  fail: ['red', 'bold'],
+  warn: ['yellow', 'bold'],
+  stale: ['red', 'bold'],
+  notObserved: ['magenta'],
+};
+
+function countLines({ run, paint }: SummaryContext): string[] {
+  const c = countRun(run);
+  const parts = runCountsText(c)
+    .split(', ')
+    .map((text, i) => {
+      const key = (['pass', 'fail', 'warn', 'expected', 'stale', 'skip', 'notObserved'] as const)[i]!;
+      const style: Style[] = (c[key] ? COUNT_STYLE[key] : undefined) ?? ['dim'];
+      return paint(text, ...style);
+    });
+  const lines = [
+    `${paint('Summary:', 'bold')} ${parts.join(', ')}  (${c.total} results, ${run.checks.length} checks, ${formatDuration(run.durationMs)})`,
+  ];
+  if (c.total > 0) lines.push(paint(`Legend: ${LEGEND}`, 'dim'));
+  return lines;
+}
+
+function warningLines({ run, paint }: SummaryContext): string[] {
+  const n = countRun(run).warn;
+  const s = n === 1 ? '' : 's';
+  if (n > 0 && run.strict) return [paint(`--strict: ${n} warning${s} counted as failure${s}.`, 'yellow')];
+  if (n > 0) return [paint(`${n} warning${s} not counted as failure${s} (use --strict to count them).`, 'dim')];
+  return run.strict ? [paint('--strict: warnings count as failures.', 'dim')] : [];
+}
+
+function abortedLines({ run, paint }: SummaryContext): string[] {
+  if (run.aborted === undefined) return [];
+  const lines = safeClip(run.aborted, 2000, { multiline: true }).split('\n');
+  return [paint(`ABORTED: ${lines[0]}`, 'red', 'bold'), ...lines.slice(1).map((line) => `         ${line}`)];
+}
+
+function harnessErrorLines({ run, paint, opts }: SummaryContext): string[] {
+  if (run.harnessErrors.length === 0) return [];
+  const out = [paint(`Harness errors (${run.harnessErrors.length}):`, 'red', 'bold')];
+  for (const e of run.harnessErrors) {
+    const lines = safeClip(e, opts.verbose ? FIELD_CHARS_VERBOSE : 2000, { multiline: true }).split('\n');
+    out.push(`  - ${lines[0]}`, ...lines.slice(1).map((line) => `    ${line}`));
   }
+  return out;
+}
 
-  if (run.aborted !== undefined) {
-    const lines = safeClip(run.aborted, 2000, { multiline: true }).split('\n');
-    out.push(paint(`ABORTED: ${lines[0]}`, 'red', 'bold'));
-    for (const line of lines.slice(1)) out.push(`         ${line}`);
-  }
+function stderrLines({ run, paint, opts }: SummaryContext): string[] {
+  const stderr = run.stderr.replace(/\s+$/, '');
+  if (stderr === '' || (!opts.verbose && run.aborted === undefined)) return [];
+  const all = safeText(stderr, { multiline: true }).split('\n');
+  const lines = all.slice(-(opts.verbose ? STDERR_LINES_VERBOSE : STDERR_LINES));
+  const label = lines.length < all.length ? `Server stderr (last ${lines.length} of ${all.length} lines):` : 'Server stderr:';
+  return [paint(label, 'bold'), ...lines.map((line) => `  ${paint('│', 'dim')} ${safeClip(line, 1000)}`)];
+}
 
-  if (run.harnessErrors.length > 0) {
-    out.push(paint(`Harness errors (${run.harnessErrors.length}):`, 'red', 'bold'));
-    for (const e of run.harnessErrors) {
-      const lines = safeClip(e, verbose ? FIELD_CHARS_VERBOSE : 2000, { multiline: true }).split('\n');
-      out.push(`  - ${lines[0]}`);
-      for (const line of lines.slice(1)) out.push(`    ${line}`);
+/** Recap lines shown before `+N more`. */
+const RECAP_LINES = 40;
+
+/**
+ * The recap of a run with problems: each unexpected failure and warning (id,
+ * subject, title: one line each), each stale baseline entry, what an
+ * incomplete merge lacks, and where the full reports are.
+ */
+function recapLines(run: RunResult, paint: Paint, opts: ConsoleOptions): string[] {
+  if (opts.recap === false) return [];
+  const items: string[] = [];
+  for (const part of run.eras ?? [run]) {
+    const era = run.eras ? `${safeText(part.revision)} ` : '';
+    for (const c of part.checks) {
+      for (const r of c.results) {
+        if ((r.verdict !== 'fail' && r.verdict !== 'warn') || r.expected) continue;
+        const subject = r.subject === 'server' ? '' : ` [${safeClip(r.subject, 120)}]`;
+        items.push(`  ${verdictMark(r.verdict, paint)} ${era}${safeText(c.id)}${subject}  ${paint(safeClip(c.title, 160), 'dim')}`);
+      }
     }
   }
+  for (const e of run.baseline?.stale ?? []) items.push(`  ${paint('✗', 'red', 'bold')} stale baseline entry: ${safeClip(e.why, 300)}`);
+  if (run.incomplete !== undefined) items.push(`  ${paint('✗', 'red', 'bold')} incomplete: ${safeClip(run.incomplete, 600)}`);
+  if (items.length === 0) return [];
+  const shown = items.slice(0, RECAP_LINES);
+  if (items.length > shown.length) shown.push(`  … and ${items.length - shown.length} more (see the reports)`);
+  const reports = (opts.reports ?? []).filter((p) => p !== '');
+  return [
+    '',
+    paint('Recap (unexpected failures and warnings, stale baseline entries):', 'bold'),
+    ...shown,
+    ...(reports.length ? [`Full reports: ${reports.map((p) => safeText(p)).join(', ')}`] : []),
+  ];
+}
 
-  const stderr = run.stderr.replace(/\s+$/, '');
-  if (stderr !== '' && (verbose || run.aborted !== undefined)) {
-    const all = safeText(stderr, { multiline: true }).split('\n');
-    const max = verbose ? STDERR_LINES_VERBOSE : STDERR_LINES;
-    const lines = all.slice(-max);
-    const label = lines.length < all.length ? `Server stderr (last ${lines.length} of ${all.length} lines):` : 'Server stderr:';
-    out.push(paint(label, 'bold'));
-    for (const line of lines) out.push(`  ${paint('│', 'dim')} ${safeClip(line, 1000)}`);
-  }
+const RESULT_STYLE: Record<GateVerdict, Style[]> = {
+  passed: ['green', 'bold'],
+  failed: ['red', 'bold'],
+  error: ['red', 'bold'],
+  incomplete: ['red', 'bold'],
+};
 
-  const result: Record<0 | 1 | 2, [string, Style[]]> = {
-    0: ['PASSED', ['green', 'bold']],
-    1: ['FAILED', ['red', 'bold']],
-    2: ['ERROR (the run could not complete)', ['red', 'bold']],
-  };
-  const [word, style] = result[run.exitCode] ?? ['UNKNOWN', ['bold']];
-  out.push(`${paint('Result:', 'bold')} ${paint(word, ...style)}`);
+/** `Result: FAILED (1 fail, 1 stale baseline entry)`: the verdict with its cause, last. */
+function resultLine(run: RunResult, paint: Paint): string {
+  return `${paint('Result:', 'bold')} ${paint(resultText(run), ...RESULT_STYLE[gateVerdict(run)])}`;
 }
 
 /** "Depth: judged N of M applicable checks", what would let the rest run, and the calls the suite chose on its own. */
-function renderDepth(run: RunResult, paint: Paint, out: string[]): void {
+function depthLines(run: RunResult, paint: Paint): string[] {
+  const out: string[] = [];
   const d = run.depth;
   if (d) {
     const groups = d.notObserved.map((g) => `${safeText(g.unlock)} (${g.checks.length})`).join('; ');
@@ -491,17 +584,24 @@ function renderDepth(run: RunResult, paint: Paint, out: string[]): void {
       ),
     );
   }
+  return out;
 }
 
-function renderBaseline(run: RunResult, paint: Paint, out: string[]): void {
+/** The one line naming the tools the safety policy held back, and the flag that lets them run. */
+function heldBackLines(run: RunResult, paint: Paint): string[] {
+  const held = heldBackLine(run);
+  return held ? [paint(safeText(held), 'magenta')] : [];
+}
+
+function baselineLines(run: RunResult, paint: Paint): string[] {
   const b = run.baseline;
-  if (!b) return;
-  out.push(
+  if (!b) return [];
+  const out = [
     paint(
       `Baseline ${safeText(b.path)}: ${b.expected} expected result${b.expected === 1 ? '' : 's'}, ${b.stale.length} stale entr${b.stale.length === 1 ? 'y' : 'ies'}`,
       'dim',
     ),
-  );
+  ];
   for (const e of b.stale) out.push(paint(`  ✗ stale: ${safeClip(e.why, 600)}`, 'red', 'bold'));
   if (b.unconfirmed.length > 0) {
     out.push(
@@ -511,4 +611,5 @@ function renderBaseline(run: RunResult, paint: Paint, out: string[]): void {
       ),
     );
   }
+  return out;
 }

@@ -10,7 +10,8 @@
  */
 import type { CheckResult, RunResult, SubjectResult } from '../model/results.js';
 import { safeClip } from './escape.js';
-import { configFileText, leftOutCount, leftOutLines, specText, specUrl } from './text.js';
+import { countRun, COUNT_LABELS, gateVerdict } from '../model/results.js';
+import { configFileText, leftOutCount, leftOutLines, resultText, specText, specUrl } from './text.js';
 
 /** GitHub shows at most a few annotations per step; more are noise. */
 const MAX_ANNOTATIONS = 50;
@@ -71,6 +72,10 @@ export function renderAnnotations(run: RunResult): string {
       `::error title=${cmdProperty('mcp-conformance stale baseline entry')}::${cmdData(safeClip(`${e.why} (${run.baseline!.path})`, FIELD_CHARS))}`,
     );
   }
+  if (run.incomplete !== undefined)
+    lines.push(
+      `::error title=${cmdProperty('mcp-conformance incomplete merge')}::${cmdData(safeClip(`INCOMPLETE (not a pass): ${run.incomplete}`, FIELD_CHARS))}`,
+    );
   if (run.aborted !== undefined)
     lines.push(
       `::error title=${cmdProperty('mcp-conformance run aborted')}::${cmdData(safeClip(run.aborted, FIELD_CHARS, { multiline: true }))}`,
@@ -107,19 +112,21 @@ function leftOutSummary(run: RunResult): string[] {
 
 /** The step summary: counts, then each failure and warning with its spec link. */
 export function renderStepSummary(run: RunResult): string {
-  const s = run.summary;
-  const word = ['✅ PASSED', '❌ FAILED', '⛔ ERROR (the run could not complete)'][run.exitCode];
+  const s = countRun(run);
+  const icon = { passed: '✅', failed: '❌', error: '⛔', incomplete: '⛔' }[gateVerdict(run)];
+  const word = `${icon} ${md(resultText(run), 800)}`;
   const where = run.target.transport === 'http' ? run.target.url : run.target.command;
   const out: string[] = [
     `## mcp-conformance: ${word}`,
     '',
     `Target: ${md(run.target.transport)} \`${safeClip(where ?? '', 300).replace(/`/g, "'")}\` · revision ${md(run.revision)}${run.seed !== undefined ? ` · seed ${run.seed}` : ''}`,
     '',
-    '| pass | fail | warn | skip | not observed |' + (run.baseline ? ' expected |' : ''),
-    '| ---: | ---: | ---: | ---: | ---: |' + (run.baseline ? ' ---: |' : ''),
-    `| ${s.pass} | ${s.fail} | ${s.warn} | ${s.skip} | ${s.notObserved} |` + (run.baseline ? ` ${run.baseline.expected} |` : ''),
+    `| ${COUNT_LABELS.map(([, label]) => label).join(' | ')} |`,
+    `| ${COUNT_LABELS.map(() => '---:').join(' | ')} |`,
+    `| ${COUNT_LABELS.map(([k]) => s[k]).join(' | ')} |`,
     '',
   ];
+  if (run.incomplete !== undefined) out.push(`**Incomplete:** ${md(run.incomplete)}`, '');
   if (run.aborted !== undefined) out.push(`**Aborted:** ${md(run.aborted)}`, '');
   out.push(...leftOutSummary(run));
   const list = problems(run);

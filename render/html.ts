@@ -15,7 +15,7 @@
  * markup.
  */
 import type { CheckResult, Finding, RunResult, SubjectResult, Verdict } from '../model/results.js';
-import { VERDICTS } from '../model/results.js';
+import { COUNT_LABELS, VERDICTS, countRun } from '../model/results.js';
 import { safeClip, safeText } from './escape.js';
 import {
   VERDICT_LABEL,
@@ -29,6 +29,7 @@ import {
   groupByArea,
   overallVerdict,
   replayCommand,
+  resultText,
   specText,
   specUrl,
 } from './text.js';
@@ -115,6 +116,7 @@ export function renderHtml(run: RunResult): string {
   body.push(`<h1>${h(run.tool.name)} ${h(run.tool.version)} — conformance report</h1>`);
   body.push(header(run));
   body.push(summary(run));
+  body.push(problems(run));
   body.push(
     `<div id="filter" role="group" aria-label="verdict filter">Show: ${FILTERS.filter((v) => v !== 'expected' || tally.expected > 0)
       .map(
@@ -127,7 +129,7 @@ export function renderHtml(run: RunResult): string {
     if (run.eras) body.push(`<h2>${h(part.revision)}${part.era ? ` (${h(part.era.era)} era)` : ''}</h2>`);
     for (const [area, checks] of groupByArea(part.checks)) {
       body.push(`<section class="area" data-area="${h(area, 200, false)}"><h2>${h(area)}</h2>`);
-      for (const c of checks) body.push(checkHtml(c, run));
+      for (const c of checks) body.push(checkHtml(c, run, run.eras ? part.revision : ''));
       body.push('</section>');
     }
   }
@@ -137,7 +139,7 @@ export function renderHtml(run: RunResult): string {
     '<html lang="en"><head><meta charset="utf-8">',
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${h(run.tool.name)}: ${['PASSED', 'FAILED', 'ERROR'][run.exitCode]} — ${h(run.target.command ?? run.target.url ?? '', 200, false)}</title>`,
+    `<title>${h(run.tool.name)}: ${h(resultText(run), 300, false)} — ${h(run.target.command ?? run.target.url ?? '', 200, false)}</title>`,
     `<style>${STYLE}</style></head><body>`,
     ...body,
     `<script>${SCRIPT}</script>`,
@@ -174,22 +176,20 @@ function leftOutRows(run: RunResult): Array<[string, string]> {
   return rows;
 }
 
+/** The count keys as the page's data-count attributes (and the filter's verdicts) name them. */
+const COUNT_KEY: Record<string, string> = { notObserved: 'not-observed' };
+
 function summary(run: RunResult): string {
-  const s = run.summary;
-  const word = ['PASSED', 'FAILED', 'ERROR (the run could not complete)'][run.exitCode];
-  const counts = [
-    ['pass', s.pass],
-    ['fail', s.fail],
-    ['warn', s.warn],
-    ['skip', s.skip],
-    ['not-observed', s.notObserved],
-  ] as const;
+  const s = countRun(run);
+  const mark = (k: string) => (k in MARK ? `<span class="mark m-${k}">${MARK[k as Verdict]}</span>` : '');
   return [
     `<section id="summary"><h2>Summary</h2>`,
-    `<p class="result r${run.exitCode}" data-exit-code="${run.exitCode}">Result: ${word}</p>`,
-    `<p class="counts">${counts.map(([v, n]) => `<span data-count="${v}"><span class="mark m-${v}">${MARK[v]}</span>${n} ${VERDICT_LABEL[v]}</span>`).join('')}` +
-      `${run.baseline ? `<span data-count="expected"><span class="mark m-expected">~</span>${run.baseline.expected} expected</span>` : ''}` +
-      ` <span class="counts-small">(${s.total} results)</span></p>`,
+    `<p class="result r${run.exitCode}" data-exit-code="${run.exitCode}">Result: ${h(resultText(run), 1000)}</p>`,
+    `<p class="counts">${COUNT_LABELS.map(([k, label]) => {
+      const key = COUNT_KEY[k] ?? k;
+      return `<span data-count="${key}">${mark(key)}${s[k]} ${h(label)}</span>`;
+    }).join('')}` + ` <span class="counts-small">(${s.total} results)</span></p>`,
+    run.incomplete !== undefined ? `<p class="m-fail" id="incomplete"><strong>INCOMPLETE:</strong> ${h(run.incomplete, 4000)}</p>` : '',
     run.aborted !== undefined
       ? `<p class="m-fail"><strong>ABORTED:</strong> <span style="white-space:pre-wrap">${h(run.aborted, 4000)}</span></p>`
       : '',
@@ -197,7 +197,32 @@ function summary(run: RunResult): string {
   ].join('\n');
 }
 
-function checkHtml(c: CheckResult, run: RunResult): string {
+/** The anchor of a check's details (per era with --spec all). */
+function checkAnchor(id: string, revision: string): string {
+  return `check-${revision ? `${revision}-` : ''}${id}`.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/** Failures first: each unexpected fail and warn (linked to its details), and each stale baseline entry. */
+function problems(run: RunResult): string {
+  const items: string[] = [];
+  for (const part of run.eras ?? [run]) {
+    const revision = run.eras ? part.revision : '';
+    for (const c of part.checks) {
+      for (const r of c.results) {
+        if ((r.verdict !== 'fail' && r.verdict !== 'warn') || r.expected) continue;
+        const subject = r.subject === 'server' ? '' : ` [${h(r.subject, 300)}]`;
+        items.push(
+          `<li data-verdict="${r.verdict}"><span class="mark m-${r.verdict}">${MARK[r.verdict]}</span><a href="#${checkAnchor(c.id, revision)}">${revision ? `${h(revision)} ` : ''}${h(c.id, 200)}${subject}</a> <span class="reason">${h(c.title, 400)}</span></li>`,
+        );
+      }
+    }
+  }
+  for (const e of run.baseline?.stale ?? []) items.push(`<li class="m-fail">✗ stale baseline entry: ${h(e.why, 600)}</li>`);
+  if (items.length === 0) return '';
+  return `<section id="problems"><h2>Failures and warnings first (${items.length})</h2><ul>${items.join('')}</ul></section>`;
+}
+
+function checkHtml(c: CheckResult, run: RunResult, revision: string): string {
   const v = checkVerdict(c);
   const problem = v === 'fail' || v === 'warn';
   const counts = c.results.length > 1 ? ` <span class="counts-small">(${h(countsText(countVerdicts(c.results)))})</span>` : '';
@@ -208,7 +233,7 @@ function checkHtml(c: CheckResult, run: RunResult): string {
       : '';
   const subjects = c.results.map((r) => subjectHtml(c, r, run)).join('\n');
   return [
-    `<details class="check v-${v}" data-verdict="${v}" data-check="${h(c.id, 200, false)}"${problem ? ' open' : ''}>`,
+    `<details class="check v-${v}" id="${checkAnchor(c.id, revision)}" data-verdict="${v}" data-check="${h(c.id, 200, false)}"${problem ? ' open' : ''}>`,
     `<summary><span class="mark m-${v}">${MARK[v]}</span><span class="id">${h(c.id, 200)}</span> <span class="title">${h(c.title, 400)}</span>${counts}${inlineReason}</summary>`,
     `<div class="spec">Spec: <a href="${h(specUrl(c.spec), 500, false)}">${h(specText(c))}</a></div>`,
     `<blockquote class="quote">${h(c.requirement)}</blockquote>`,

@@ -2,7 +2,8 @@
  * Renderers for a RunResult, and writing the report files.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { RunResult } from '../model/results.js';
@@ -79,19 +80,80 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
   }
 }
 
+/** What is at a report path: nothing, a regular file, or something to write through (a device, a FIFO, a socket). */
+async function pathKind(path: string): Promise<'none' | 'file' | 'other'> {
+  try {
+    const st = await stat(path);
+    return st.isFile() ? 'file' : 'other';
+  } catch (err) {
+    // ENOTDIR: a parent is a file; the atomic path names that.
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return 'none';
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    // A dangling symlink: write through it, which creates its target.
+    return (await lstat(path).catch(() => undefined))?.isSymbolicLink() ? 'other' : 'none';
+  }
+}
+
+/**
+ * Writes into what is already there, never replacing it. A FIFO is first
+ * opened without blocking, so one nobody reads fails at once (ENXIO) rather
+ * than hanging the run.
+ */
+async function writeThrough(path: string, text: string): Promise<void> {
+  const st = await stat(path).catch(() => undefined);
+  if (st?.isFIFO()) {
+    const probe = await open(path, constants.O_WRONLY | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ENXIO' ? Object.assign(new Error(`${path} is a FIFO nobody reads`), { code: 'ENXIO' }) : err;
+    });
+    // The reader is there: a blocking handle writes all of a large report.
+    const fh = await open(path, constants.O_WRONLY);
+    await probe.close();
+    try {
+      await fh.writeFile(text, 'utf8');
+    } finally {
+      await fh.close();
+    }
+    return;
+  }
+  // Appending, not truncating: /dev/stdout redirected to a file keeps what the console wrote before.
+  const fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o666);
+  try {
+    await fh.writeFile(text, 'utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Writes one report to `path`. A regular file (or a new one) is replaced
+ * atomically (writeFileAtomic); a symlink is followed and its target written
+ * as that target would be; anything else (a device such as /dev/null, a
+ * FIFO) is written through and stays what it is, and so is every path
+ * under /dev or /proc: a report path is never turned into something else.
+ */
+export async function writeReportFile(path: string, text: string): Promise<void> {
+  // /dev/stdout and its kin are links into /proc that may resolve to the shell's redirect target: never replace that.
+  if (/^\/(dev|proc)\//.test(resolve(path))) return writeThrough(path, text);
+  const isLink = (await lstat(path).catch(() => undefined))?.isSymbolicLink() === true;
+  const target = isLink ? await realpath(path).catch(() => path) : path;
+  const kind = await pathKind(target);
+  if (kind === 'other') return writeThrough(target, text);
+  return writeFileAtomic(target, text);
+}
+
 /** Writes the requested reports; returns the paths written, JUnit first. */
 export async function writeReports(run: RunResult, paths: ReportPaths): Promise<string[]> {
   const written: string[] = [];
   if (paths.junitPath !== undefined && paths.junitPath !== '') {
-    await writeFileAtomic(paths.junitPath, renderJUnit(run));
+    await writeReportFile(paths.junitPath, renderJUnit(run));
     written.push(paths.junitPath);
   }
   if (paths.jsonPath !== undefined && paths.jsonPath !== '') {
-    await writeFileAtomic(paths.jsonPath, renderJson(run));
+    await writeReportFile(paths.jsonPath, renderJson(run));
     written.push(paths.jsonPath);
   }
   if (paths.htmlPath !== undefined && paths.htmlPath !== '') {
-    await writeFileAtomic(paths.htmlPath, renderHtml(run));
+    await writeReportFile(paths.htmlPath, renderHtml(run));
     written.push(paths.htmlPath);
   }
   return written;
@@ -151,7 +213,7 @@ export async function writeReportsWithin(
     const share = Math.max(200, (timeoutMs - (Date.now() - started)) / (jobs.length - i));
     const text = render();
     try {
-      await within(share / 2, `writing ${path}`, writeFileAtomic(path, text));
+      await within(share / 2, `writing ${path}`, writeReportFile(path, text));
       outcome.written.push(path);
       continue;
     } catch (err) {

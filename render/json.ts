@@ -7,7 +7,7 @@
  * and bidi / line-separator characters are additionally written as `\uXXXX`
  * escapes, so the file is safe to `cat` and still parses to the same strings.
  */
-import type { RunResult } from '../model/results.js';
+import { countRun, type RunResult } from '../model/results.js';
 
 export const JSON_SCHEMA_VERSION = 1;
 
@@ -17,7 +17,10 @@ export type JsonReport = { schemaVersion: typeof JSON_SCHEMA_VERSION } & RunResu
 const RISKY = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 export function renderJson(run: RunResult): string {
-  const report: JsonReport = { schemaVersion: JSON_SCHEMA_VERSION, ...run };
+  // `summary` is what every other report prints (countRun), whatever the model carried.
+  const summary = countRun(run);
+  const eras = run.eras?.map((e) => ({ ...e, summary: countRun(e) }));
+  const report: JsonReport = { schemaVersion: JSON_SCHEMA_VERSION, ...run, summary, ...(eras ? { eras } : {}) };
   const text = JSON.stringify(
     report,
     // `details` is free-form; keep a stray bigint from making the report fail.

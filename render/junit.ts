@@ -39,8 +39,20 @@
 import jrbModule from 'junit-report-builder';
 import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 import type { CheckResult, Finding, RunResult, SubjectResult } from '../model/results.js';
+import { COUNT_LABELS, countRun } from '../model/results.js';
 import { safeClip, safeText, xmlSafe } from './escape.js';
-import { configFileText, frameText, groupByArea, lastFrames, leftOutLines, replayCommand, specText, specUrl } from './text.js';
+import {
+  configFileText,
+  frameText,
+  groupByArea,
+  lastFrames,
+  leftOutLines,
+  replayCommand,
+  resultText,
+  runCountsText,
+  specText,
+  specUrl,
+} from './text.js';
 
 /** Wire frames per finding in system-out. */
 const WIRE_FRAMES = 20;
@@ -194,8 +206,33 @@ export function renderJUnit(run: RunResult): string {
         .stacktrace(cdata(`Baseline: ${run.baseline.path}\nEntry reason: ${e.reason}\n${e.why}`));
     }
   }
+  addSummary(builder, run);
   // The schema allows no `skipped` on the root element; the builder always writes one.
   return builder.build().replace(/(<testsuites\b[^>]*?)\s+skipped="\d+"/, '$1') + '\n';
+}
+
+/**
+ * The `summary` suite, last: the run's counts (the ones every report
+ * prints) as properties and in a `run/summary` testcase's system-out, and an
+ * incomplete merge as a `run/incomplete` error, so no viewer shows it green.
+ */
+function addSummary(builder: Builder, run: RunResult): void {
+  const c = countRun(run);
+  const suite = builder.testSuite().name('summary').timestamp(t(run.startedAt));
+  for (const [k, label] of COUNT_LABELS) suite.property(label, String(c[k]));
+  suite.property('result', t(resultText(run)));
+  suite
+    .testCase()
+    .className('run')
+    .name('run/summary')
+    .standardOutput(cdata(`Result: ${resultText(run)}\nCounts: ${runCountsText(c)} (${c.total} results)`));
+  if (run.incomplete !== undefined) {
+    suite
+      .testCase()
+      .className('run')
+      .name('run/incomplete')
+      .error(t(`INCOMPLETE: ${safeClip(run.incomplete, 2000)}`), 'incomplete', cdata(`INCOMPLETE (not a pass): ${run.incomplete}`));
+  }
 }
 
 function addRun(builder: Builder, run: RunResult, revision: string): void {

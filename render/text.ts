@@ -2,8 +2,8 @@
  * Small plain-text pieces shared by the console and JUnit renderers.
  * Everything returned here has already been through `safeText`.
  */
-import type { CheckResult, ReplayCase, RunResult, SubjectResult, Verdict } from '../model/results.js';
-import { VERDICTS } from '../model/results.js';
+import type { CheckResult, ReplayCase, RunResult, RunSummary, SubjectResult, Verdict } from '../model/results.js';
+import { COUNT_LABELS, VERDICTS, countRun, gateVerdict } from '../model/results.js';
 import { CONFIG_PAGE } from '../model/spec.js';
 import { safeClip, safeText } from './escape.js';
 import type { WireFrame } from '../model/wire.js';
@@ -86,38 +86,111 @@ export function formatDuration(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
-/** Flags of the original command line a replay replaces. */
-const REPLACED_FLAGS = new Set(['--check', '--seed', '--replay', '--runs']);
+/** Flags of the original command line a replay keeps (with their value): what reaches the server and shapes the case. */
+const REPLAY_KEEPS = new Set([
+  '--server',
+  '--url',
+  '--header',
+  '--env',
+  '--config',
+  '--schema',
+  '--tools',
+  '--timeout',
+  '--check-timeout',
+  '--max-message-size',
+  '--startup-timeout',
+  '--max-pages',
+  '--max-rounds',
+  '--probe-timeout',
+  '--notification-timeout',
+]);
+/** Flags without a value a replay keeps. */
+const REPLAY_KEEPS_BARE = new Set(['--strict', '--allow-side-effects']);
+
+/** Where a replay writes its reports: beside the run's, never over them. */
+export const REPLAY_REPORTS = [
+  '--junit',
+  'reports/replay/junit.xml',
+  '--json',
+  'reports/replay/results.json',
+  '--html',
+  'reports/replay/report.html',
+];
 
 /** One shell word: bare when plain, else single-quoted (POSIX shells). */
 export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The flags of the run's own command line a replay keeps: the target and its limits, never a report, baseline or selection flag. */
+function keptFlags(argv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const flag = arg.startsWith('--') ? arg.split('=')[0]! : '';
+    const inline = arg.includes('=');
+    if (REPLAY_KEEPS.has(flag)) kept.push(...(inline ? [arg] : [arg, ...(argv[i + 1] !== undefined ? [argv[i + 1]!] : [])]));
+    else if (REPLAY_KEEPS_BARE.has(flag)) kept.push(arg);
+    // Every other flag with a value (--json, --write-baseline, --shard, --check, --seed, …) goes with its value.
+    if (!inline && flag !== '' && !REPLAY_KEEPS_BARE.has(flag) && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) i++;
+  }
+  return kept;
+}
+
 /**
- * The command line that replays exactly one generated case: the run's own
- * command line (secrets stay redacted: give them again) without its
- * --check / --seed / --replay / --runs, plus the case's check, seed and path.
+ * The command line that replays exactly one generated case, and only that:
+ * the target as the run named it (its --server / --url, headers, env,
+ * config and limits; secrets stay redacted: give them again), the revision
+ * the run spoke, the case's check, seed and path, and reports under
+ * reports/replay/. It never repeats --write-baseline, --baseline, the run's
+ * report paths or its selection.
  */
-export function replayCommand(run: Pick<RunResult, 'invocation' | 'target'>, replay: ReplayCase): string {
+export function replayCommand(run: Pick<RunResult, 'invocation' | 'target'> & { revision?: string }, replay: ReplayCase): string {
   const base: string[] = [];
-  if (run.invocation) {
-    const argv = run.invocation;
-    for (let i = 0; i < argv.length; i++) {
-      const arg = argv[i]!;
-      const flag = arg.startsWith('--') ? arg.split('=')[0]! : '';
-      if (REPLACED_FLAGS.has(flag)) {
-        if (!arg.includes('=')) i++;
-        continue;
-      }
-      base.push(arg);
-    }
-  } else {
+  if (run.invocation) base.push(...keptFlags(run.invocation));
+  else {
     if (run.target.command !== undefined) base.push('--server', run.target.command);
     if (run.target.url !== undefined) base.push('--url', run.target.url);
   }
-  const args = [...base, '--check', replay.check, '--seed', String(replay.seed), '--replay', `${replay.path}@${replay.tool}`];
+  const spec = run.revision !== undefined && /^\d{4}-\d{2}-\d{2}$|^draft$/.test(run.revision) ? ['--spec', run.revision] : [];
+  const args = [
+    ...base,
+    ...spec,
+    '--check',
+    replay.check,
+    '--seed',
+    String(replay.seed),
+    '--replay',
+    `${replay.path}@${replay.tool}`,
+    ...REPLAY_REPORTS,
+  ];
   return ['npx', 'mcp-conformance', ...args.map(shellWord)].join(' ');
+}
+
+/** `3 pass, 1 fail, 0 warn, 1 expected, 0 stale, 2 skip, 1 not observed`: every count, in the one order every report uses. */
+export function runCountsText(c: RunSummary): string {
+  return COUNT_LABELS.map(([k, label]) => `${c[k]} ${label}`).join(', ');
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The result in words, with its cause: `PASSED`; `FAILED (1 fail, 1 stale
+ * baseline entry)`; `ERROR (the run could not complete)`; `INCOMPLETE (…)`.
+ * Every report's verdict line is this text; it never says PASSED when the
+ * exit code is not 0.
+ */
+export function resultText(run: RunResult): string {
+  const v = gateVerdict(run);
+  if (v === 'passed') return 'PASSED';
+  if (v === 'error') return 'ERROR (the run could not complete)';
+  if (v === 'incomplete') return `INCOMPLETE (${safeClip(run.incomplete ?? '', 600)}): not a pass`;
+  const c = countRun(run);
+  const causes: string[] = [];
+  if (c.fail) causes.push(`${c.fail} fail`);
+  if (run.strict && c.warn) causes.push(`${plural(c.warn, 'warning', 'warnings')} counted as failure${c.warn === 1 ? '' : 's'} (--strict)`);
+  if (c.stale) causes.push(plural(c.stale, 'stale baseline entry', 'stale baseline entries'));
+  return `FAILED (${causes.join(', ')})`;
 }
 
 /** The published spec site the reports link to. */

@@ -318,12 +318,52 @@ describe('replay command', () => {
     expect(shellWord("it's a tool")).toBe(`'it'\\''s a tool'`);
   });
 
-  it('repeats the run without its --check/--seed/--replay/--runs and adds the case', () => {
+  it('keeps the target and its limits, names the check, case and revision, and writes under reports/replay/', () => {
     const cmd = replayCommand(
-      { invocation: ['--server', 'node s.js', '--check', 'x/*', '--runs=5', '--seed', '1', '--strict'], target: { transport: 'stdio' } },
+      {
+        invocation: ['--server', 'node s.js', '--check', 'x/*', '--runs=5', '--seed', '1', '--strict', '--header', 'A: b'],
+        target: { transport: 'stdio' },
+        revision: '2026-07-28',
+      },
       { check: 'tools-call/valid-result', tool: 'search', seed: 42, path: '3:0:1' },
     );
-    expect(cmd).toBe(`npx mcp-conformance --server 'node s.js' --strict --check tools-call/valid-result --seed 42 --replay 3:0:1@search`);
+    expect(cmd).toBe(
+      `npx mcp-conformance --server 'node s.js' --strict --header 'A: b' --spec 2026-07-28 --check tools-call/valid-result --seed 42 --replay 3:0:1@search ` +
+        '--junit reports/replay/junit.xml --json reports/replay/results.json --html reports/replay/report.html',
+    );
+  });
+
+  it("never repeats a baseline, the run's report paths, its shard or its selection", () => {
+    const invocation = [
+      '--url=http://127.0.0.1:9/mcp',
+      '--write-baseline',
+      'b.yaml',
+      '--baseline',
+      'b.yaml',
+      '--json',
+      'out/r.json',
+      '--junit=out/j.xml',
+      '--html',
+      'out/r.html',
+      '--shard',
+      '1/2',
+      '--skip',
+      'x/*',
+      '--verbose',
+      '--jobs',
+      '2',
+      '--spec',
+      'auto',
+    ];
+    const cmd = replayCommand(
+      { invocation, target: { transport: 'http' }, revision: '2025-11-25' },
+      { check: 'tools-call/valid-result', tool: 't', seed: 1, path: '0' },
+    );
+    expect(cmd).toBe(
+      'npx mcp-conformance --url=http://127.0.0.1:9/mcp --spec 2025-11-25 --check tools-call/valid-result --seed 1 --replay 0@t ' +
+        '--junit reports/replay/junit.xml --json reports/replay/results.json --html reports/replay/report.html',
+    );
+    expect(cmd).not.toMatch(/baseline|out\/|--shard|--skip|auto/);
   });
 
   it('parses <path>@<tool>', () => {

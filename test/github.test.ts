@@ -43,7 +43,9 @@ describe('GitHub Actions', () => {
     const md = readFileSync(summary, 'utf8');
     expect(md.startsWith('# earlier step\n')).toBe(true); // appended, not replaced
     expect(md).toContain('## mcp-conformance: ❌ FAILED');
-    expect(md).toMatch(/\| pass \| fail \| warn \| skip \| not observed \|\n\| ---: .*\n\| \d+ \| 1 \| 0 \| 0 \| 0 \|/);
+    expect(md).toMatch(
+      /\| pass \| fail \| warn \| expected \| stale \| skip \| not observed \|\n\| ---: .*\n\| \d+ \| 1 \| 0 \| 0 \| 0 \| \d+ \| \d+ \|/,
+    );
     expect(md).toContain('### Failures (1)');
     expect(md).toMatch(/\n> [^\n]*MUST NOT vary per\\-connection or as a side effect of other requests on the connection\.\n/);
     expect(md).toMatch(/- \*\*Expected:\*\* the same \d+ tool name\\\(s\\\) on connection 2/);

@@ -67,7 +67,9 @@ describe('HTML report in headless Chromium', () => {
     const { page, requests, errors } = await open(html);
     try {
       expect(await page.title()).toMatch(/^mcp-conformance: FAILED/);
-      expect(await page.locator('#summary .result').innerText()).toBe('Result: FAILED');
+      expect(await page.locator('#summary .result').innerText()).toBe('Result: FAILED (1 fail)');
+      // Failures first: the list above the areas links to the failing check's details.
+      expect(await page.locator('#problems a').evaluateAll((els) => els.map((e) => e.textContent))).toEqual([FAIL_BREAK]);
       expect(await page.locator('#summary [data-count="fail"]').innerText()).toContain(`${run.summary.fail} fail`);
       expect(await page.locator('#summary [data-count="pass"]').innerText()).toContain(`${run.summary.pass} pass`);
       const areas = await page.locator('section.area h2').allInnerTexts();

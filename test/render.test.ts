@@ -230,7 +230,7 @@ describe('renderConsole', () => {
     expect(text).toMatch(/^ {2}✓ lifecycle\/initialize {2}Initialize handshake$/m);
     expect(text).toMatch(/^ {2}✗ lifecycle\/version {2}Version negotiation$/m);
     expect(text).toMatch(/^ {2}! lifecycle\/ping/m);
-    expect(text).toMatch(/Summary: 4 pass, 2 fail, 2 warn, 2 skip, 1 not observed {2}\(11 results, 6 checks/);
+    expect(text).toMatch(/Summary: 4 pass, 2 fail, 2 warn, 0 expected, 0 stale, 2 skip, 1 not observed {2}\(11 results, 6 checks/);
     expect(text).toMatch(/2 warnings not counted as failures/);
     expect(text).toMatch(/Result: FAILED/);
     expect(text).not.toContain('ABORTED');
@@ -337,8 +337,8 @@ describe('renderJUnit', () => {
     const xml = renderJUnit(run);
     expect(XMLValidator.validate(xml)).toBe(true);
     const suites = parseJUnit(xml);
-    // The server's stderr goes into a run/server-stderr testcase of a leading `run` suite.
-    expect(suites.map((s) => s['@_name'])).toEqual(['run', 'lifecycle', 'tools']);
+    // The server's stderr goes into a run/server-stderr testcase of a leading `run` suite; the counts close the file.
+    expect(suites.map((s) => s['@_name'])).toEqual(['run', 'lifecycle', 'tools', 'summary']);
     const cases = allCases(xml).filter((c) => c['@_classname'] !== 'run');
     const marker = (r: SubjectResult) => (r.verdict === 'warn' ? ' [warn]' : r.verdict === 'not-observed' ? ' [not observed]' : '');
     const expected = run.checks.flatMap((c) =>

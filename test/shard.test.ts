@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { mergeRuns, parseShard, planChecks } from '../engine/shard.js';
 import type { RunResult } from '../model/results.js';
 import { catalogue } from '../suites/index.js';
@@ -132,5 +132,89 @@ describe('--shard and merge', () => {
       expect.stringMatching(/^mcp-conformance: cannot merge .*nope\.json: ENOENT/),
       expect.stringMatching(/^hint: /),
     ]);
+  });
+});
+
+describe('merge refuses a partial picture', () => {
+  const server = referenceCommand('--break', FAIL_BREAK);
+  const SELECT = ['--check', 'tools-list/*'];
+  let dir: string;
+  const file = (name: string) => join(dir, `${name}.json`);
+  const shard = (name: string, i: number, extra: string[] = [], target = server) =>
+    cli(['--server', target, '--seed', '3', ...SELECT, '--shard', `${i}/2`, '--json', file(name), '--junit', '', '--html', '', ...extra]);
+
+  beforeAll(async () => {
+    dir = tempDir();
+    // One at a time: CPU is shared.
+    for (const [name, i, extra, target] of [
+      ['s1', 1, [], server],
+      ['s2', 2, [], server],
+      ['s2-seed', 2, ['--seed', '4'], server],
+      ['s2-target', 2, [], referenceCommand()],
+    ] as Array<[string, number, string[], string]>)
+      await shard(name, i, extra, target);
+  }, 120_000);
+
+  it('each results file records its shard, the selected catalogue, target, revision, seed and version', () => {
+    const a = JSON.parse(readFileSync(file('s1'), 'utf8')) as RunResult;
+    const b = JSON.parse(readFileSync(file('s2'), 'utf8')) as RunResult;
+    expect(a.shard).toEqual({ index: 1, total: 2 });
+    expect(b.shard).toEqual({ index: 2, total: 2 });
+    expect(a.catalogue).toEqual({ checks: planChecks({ include: ['tools-list/*'] }).length, digest: expect.stringMatching(/^sha256:/) });
+    expect(b.catalogue).toEqual(a.catalogue);
+    expect([a.seed, a.revision, a.tool.version, a.target.command]).toEqual([3, '2026-07-28', b.tool.version, b.target.command]);
+  });
+
+  it('one shard of two: exit 2, naming the missing shard', async () => {
+    const r = await cli(['merge', file('s1'), '--json', join(dir, 'm1.json'), '--junit', '', '--html', '']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('cannot merge: shard 2/2 is missing');
+    expect(r.stderr).toMatch(/hint: .*--allow-partial/);
+    expect(r.stdout).not.toContain('PASSED');
+    expect((JSON.parse(readFileSync(join(dir, 'm1.json'), 'utf8')) as RunResult).exitCode).toBe(2);
+  });
+
+  it('the same shard twice: exit 2, naming it', async () => {
+    const r = await cli(['merge', file('s1'), file('s1'), file('s2'), '--json', '', '--junit', '', '--html', '']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/shard 1\/2 is given more than once: \S+s1\.json, \S+s1\.json/);
+  });
+
+  it('a different seed or target: exit 2, naming the field and the files', async () => {
+    const seed = await cli(['merge', file('s1'), file('s2-seed'), '--json', '', '--junit', '', '--html', '']);
+    expect(seed.code).toBe(2);
+    expect(seed.stderr).toMatch(/their seed differs: 3 in \S+s1\.json; 4 in \S+s2-seed\.json/);
+    const target = await cli(['merge', file('s1'), file('s2-target'), '--json', '', '--junit', '', '--html', '']);
+    expect(target.code).toBe(2);
+    expect(target.stderr).toContain('their target differs');
+  });
+
+  it('the whole set merges, and its failure stands', async () => {
+    const r = await cli(['merge', file('s2'), file('s1'), '--json', '', '--junit', '', '--html', '']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain('Result: FAILED (1 fail)');
+  });
+
+  it('--allow-partial merges one shard of two: exit non-zero, and every report says incomplete', async () => {
+    const summary = join(dir, 'step-summary.md');
+    const paths = { junit: join(dir, 'p.xml'), json: join(dir, 'p.json'), html: join(dir, 'p.html') };
+    const r = await cli(['merge', file('s2'), '--allow-partial', '--junit', paths.junit, '--json', paths.json, '--html', paths.html], {
+      env: { GITHUB_STEP_SUMMARY: summary, GITHUB_ACTIONS: 'true' },
+    });
+    expect(r.stdout).toContain('::error title=mcp-conformance incomplete merge::INCOMPLETE (not a pass): shard 1/2 is missing');
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toContain('Result: INCOMPLETE (shard 1/2 is missing): not a pass');
+    const json = JSON.parse(readFileSync(paths.json, 'utf8')) as RunResult;
+    expect(json.incomplete).toBe('shard 1/2 is missing');
+    expect(json.exitCode).not.toBe(0);
+    const xml = readFileSync(paths.junit, 'utf8');
+    expect(xml).toMatch(/<testcase classname="run" name="run\/incomplete"[^>]*>\s*<error message="INCOMPLETE: shard 1\/2 is missing"/);
+    expect(await junitErrors(xml)).toEqual([]);
+    expect(readFileSync(paths.html, 'utf8')).toContain('<strong>INCOMPLETE:</strong> shard 1/2 is missing');
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toContain('## mcp-conformance: ⛔ INCOMPLETE');
+    expect(md).toContain('**Incomplete:** shard 1/2 is missing');
+    for (const text of [r.stdout, readFileSync(paths.json, 'utf8'), xml, readFileSync(paths.html, 'utf8'), md])
+      expect(text).not.toContain('PASSED');
   });
 });
