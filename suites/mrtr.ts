@@ -715,8 +715,8 @@ export const placement = defineCheck({
   title: 'input_required only on tools/call, prompts/get and resources/read',
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Supported Requests' },
-  quote:
-    'Servers MAY send InputRequiredResult responses on the following client requests: … prompts/get … resources/read … tools/call … Servers MUST NOT send InputRequiredResult responses on any other client requests.',
+  // The MAY sentence before it lists the three requests ("other" means any but those): a permission, so not quoted as this MUST's words.
+  quote: 'Servers MUST NOT send InputRequiredResult responses on any other client requests.',
   async run(t) {
     const answered: string[] = [];
     for (const [method, params] of UNSUPPORTED_METHODS) {

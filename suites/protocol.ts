@@ -155,7 +155,9 @@ export const messagesSchemaValid = defineCheck({
   // basic/index#Schema names the schema "the source of truth for all protocol messages and
   // structures" (no keyword of its own): a schema rule, cited as the schema's message definition.
   spec: { revision: 'draft', page: 'schema', section: 'JSONRPCMessage' },
-  quote: 'Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.',
+  // The comment alone has no keyword: the definition (a schema rule, MUST as a whole) is what grounds the level.
+  quote:
+    'Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent. … JSONRPCRequest | JSONRPCNotification | JSONRPCResponse;',
   legacy: { spec: { revision: '2025-11-25', page: 'schema', section: 'JSONRPCMessage' } },
   // Two shapes the schema refuses that basic/index states in words, each judged here on its own (the session
   // records them apart from the messages it validates, so no other check sees them): a response with neither
