@@ -2,14 +2,34 @@
  * "The set MUST NOT vary per-connection or as a side effect of other requests
  * on the connection" (server/prompts and server/resources "Capabilities"): the
  * list walked on a fresh connection, and on a connection before and after
- * other requests, gives the same items.
+ * other requests, gives the same items. Before that, "Servers that declare
+ * the capability MUST respond to <list> requests with the set" (the checks'
+ * part `answers`): a JSON-RPC error for a first page is a refusal, judged
+ * here, not left not-observed.
  */
-import { walkList, LIST_METHODS, type ListMethod } from '../harness/walk.js';
+import { walkList, LIST_METHODS, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { CLIENT_INFO } from '../harness/protocol.js';
 import type { JsonObject } from '../model/json.js';
-import { show, type Probe } from './check.js';
+import { describeAnswer, show, type Probe } from './check.js';
 import { walked } from './lists.js';
 import { attempt } from './requests.js';
+
+/**
+ * The first page of the walk was refused with a JSON-RPC error: a finding of
+ * the part `answers` (an error for a later page, asked with a cursor, is the
+ * pagination checks').
+ */
+function refused(t: Probe, walk: ListWalk, method: ListMethod, noun: string): boolean {
+  const first = walk.pages[0];
+  if (walk.cursors[0] !== undefined || !first?.error) return false;
+  t.expect(false, {
+    expected: `a ${method} result with the set of ${noun}s currently available (it may be empty), as the capability is declared`,
+    actual: `${method} (no cursor) was refused: ${describeAnswer(first)}`,
+    wire: first,
+    part: 'answers',
+  });
+  return true;
+}
 
 /** Judge both ways the set may not vary; `others` sends the requests in between on the given session. */
 export async function judgeStability(
@@ -19,6 +39,7 @@ export async function judgeStability(
   key: (item: JsonObject) => string,
   others: (send: (method: string, params: JsonObject) => Promise<string>) => Promise<void>,
 ): Promise<void> {
+  if (refused(t, await t.ctx.walk(method), method, noun) || refused(t, await t.ctx.walk(method, 'fresh'), method, noun)) return;
   const first = await walked(t, method);
   const fresh = await walked(t, method, 'fresh');
   const compare = (a: JsonObject[], b: JsonObject[]) => {

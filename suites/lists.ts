@@ -5,7 +5,7 @@
  * and the order comparison.
  */
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
-import { show, type Probe } from './check.js';
+import { describeAnswer, show, type Probe } from './check.js';
 import type { JsonObject } from '../model/json.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 
@@ -93,6 +93,23 @@ export function skipUnserved(t: Probe, walk: ListWalk): void {
   ) {
     t.skip('the server answers resources/templates/list with -32601: it offers no resource templates');
   }
+}
+
+/** The checks that judge a refusal of a list's first page (list-stability.ts, part `answers`). */
+const REFUSAL_OWNERS: Partial<Record<ListMethod, string>> = {
+  'prompts/list': 'prompts/stable-across-connections',
+  'resources/list': 'resources/stable-across-connections',
+};
+
+/**
+ * A list whose first page (no cursor) was refused has nothing further to
+ * judge: not-observed, naming the check that owns the refusal.
+ */
+export function requireServed(t: Probe, walk: ListWalk): void {
+  const first = walk.pages[0];
+  if (walk.cursors[0] !== undefined || !first?.error) return;
+  const owner = REFUSAL_OWNERS[walk.method as ListMethod];
+  t.notObserved(`${walk.method} without a cursor was refused (${describeAnswer(first)})${owner ? ` (judged by ${owner})` : ''}`);
 }
 
 /** One more full walk on the primary connection (not memoized), or not-observed. */
