@@ -62,6 +62,7 @@ export const COVERAGE_PAGES: Record<SpecRevision, readonly string[]> = {
     'server/utilities/logging',
     'basic/index',
     'basic/versioning',
+    'basic/patterns/index',
     'basic/patterns/mrtr',
     'basic/patterns/subscriptions',
     'basic/patterns/cancellation',
@@ -69,6 +70,9 @@ export const COVERAGE_PAGES: Record<SpecRevision, readonly string[]> = {
     'basic/transports/index',
     'basic/transports/stdio',
     'basic/transports/streamable-http',
+    'client/elicitation',
+    'client/sampling',
+    'client/roots',
   ],
   '2025-11-25': [
     'server/tools',
