@@ -31,6 +31,26 @@ function refused(t: Probe, walk: ListWalk, method: ListMethod, noun: string): bo
   return true;
 }
 
+/**
+ * The same item listed more than once across the pages of one walk: no
+ * sentence asks a prompt or resource list to be free of repeats (tool names
+ * are tools-list/unique-names'), so it is a note.
+ */
+function noteDuplicates(t: Probe, walk: ListWalk, noun: string, key: (item: JsonObject) => string): void {
+  const pageOf = new Map<string, number[]>();
+  walk.pages.forEach((page, i) => {
+    const items = page.result?.[LIST_METHODS[walk.method as ListMethod]];
+    for (const item of Array.isArray(items) ? (items as JsonObject[]) : [])
+      pageOf.set(key(item), [...(pageOf.get(key(item)) ?? []), i + 1]);
+  });
+  const repeated = [...pageOf].filter(([, pages]) => pages.length > 1);
+  if (repeated.length === 0) return;
+  const shown = repeated.slice(0, 5).map(([k, pages]) => `${show(k)} (pages ${pages.join(', ')})`);
+  t.inform(
+    `${walk.method} lists ${repeated.length} ${noun}(s) more than once: ${shown.join('; ')}${repeated.length > 5 ? '; …' : ''} (no sentence forbids it; not judged)`,
+  );
+}
+
 /** Judge both ways the set may not vary; `others` sends the requests in between on the given session. */
 export async function judgeStability(
   t: Probe,
@@ -41,6 +61,7 @@ export async function judgeStability(
 ): Promise<void> {
   if (refused(t, await t.ctx.walk(method), method, noun) || refused(t, await t.ctx.walk(method, 'fresh'), method, noun)) return;
   const first = await walked(t, method);
+  noteDuplicates(t, first, noun, key);
   const fresh = await walked(t, method, 'fresh');
   const compare = (a: JsonObject[], b: JsonObject[]) => {
     const x = new Set(a.map(key));

@@ -75,9 +75,21 @@ export function declaredLists(t: Probe): ListKind[] {
 export async function walked(t: Probe, method: ListMethod, where: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> {
   const walk = await t.ctx.walk(method, where);
   skipUnserved(t, walk);
+  noteEndless(t, walk);
   if (!walk.exhausted)
     t.notObserved(`${method} could not be walked to the end${where === 'fresh' ? ' on a fresh connection' : ''}: ${walk.problem?.detail}`);
   return walk;
+}
+
+/**
+ * A cursor chain that did not end within the walk's page limit: no sentence
+ * bounds a list's length, so it is a note, never a finding.
+ */
+export function noteEndless(t: Probe, walk: ListWalk): void {
+  if (walk.problem?.kind !== 'page-limit') return;
+  t.inform(
+    `${walk.method}: the cursor chain had not ended after ${walk.pages.length} pages (${walk.items.length} items); no sentence bounds a list, so this is not judged (--max-pages follows it further)`,
+  );
 }
 
 /**
