@@ -41,6 +41,18 @@ function sourceFor(specDir: string | undefined): SpecSource {
   return source;
 }
 
+/** The sentences of one status, one line each with their checks: the to-do lists. */
+function listOf(r: CoverageReport, status: 'quoted' | 'uncovered', title: string): string {
+  const rows = r.pages.flatMap((p) => p.sentences.filter((s) => s.status === status));
+  if (rows.length === 0) return '';
+  let out = `\n${title} (${rows.length}):\n`;
+  for (const s of rows) {
+    const by = s.checks.length ? `  ← ${s.links.map((l) => `${l.check}${l.part ? `#${l.part}` : ''}`).join(', ')}` : '';
+    out += `  ${s.page}#${s.section}  ${s.level}  ${s.lead ? `${s.lead} … ` : ''}${s.text}${by}\n`;
+  }
+  return out;
+}
+
 export function renderCoverage(r: CoverageReport, opts: { sentences?: boolean } = {}): string {
   const width = Math.max(...r.pages.map((p) => p.page.length + ' (missing)'.length), 'page'.length);
   const cols = ['proven', 'quoted', 'excluded', 'uncovered', 'may', 'proven %'];
@@ -59,7 +71,11 @@ export function renderCoverage(r: CoverageReport, opts: { sentences?: boolean } 
   out += `\n${t.sentences} keyword sentences. Of the ${t.requirements} server-side requirements a client can observe: ${t.proven} proven (a reference defect makes the check quoting it fail), ${t.quoted} quoted by a check but not proven, ${t.uncovered} uncovered.\n`;
   out += `${t.excluded} excluded (client rules, the reviewed exclusions); ${t.may} MAY sentences counted apart (${t.mayExercised} exercised by a check; a MAY is never failed).\n`;
   out += `Proven = proven / (proven + quoted + uncovered) = ${r.proven.toFixed(1)}%; quoted, proven or not: ${r.quoted.toFixed(1)}%.\n`;
-  if (!opts.sentences) out += 'Every sentence with its checks or its exclusion: --sentences (or --json).\n';
+  if (!opts.sentences) {
+    out += listOf(r, 'quoted', 'Quoted by a check but proven by no reference defect');
+    out += listOf(r, 'uncovered', 'Uncovered server rules (no check quotes them)');
+    out += '\nEvery sentence with its checks or its exclusion: --sentences (or --json).\n';
+  }
   for (const e of r.unusedExclusions)
     out += `stale exclusion (matches no sentence): ${e.page}${e.section ? `#${e.section}` : ''} ${e.match ?? e.pattern}\n`;
   for (const w of r.unlinked) out += `citation linked to no keyword sentence of its section: ${w}\n`;
