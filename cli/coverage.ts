@@ -26,7 +26,8 @@ interface CoverageFlags {
 }
 
 function sentenceLine(s: SentenceCoverage): string {
-  const why = s.status === 'covered' ? s.checks.join(', ') : s.status === 'excluded' ? `${s.exclusion!.kind}: ${s.exclusion!.reason}` : '';
+  const linked = s.links.map((l) => `${l.check}${l.part ? `#${l.part}` : ''}${l.provenBy ? ' (proven)' : ''}`).join(', ');
+  const why = s.status === 'excluded' ? `${s.exclusion!.kind}: ${s.exclusion!.reason}` : linked;
   const text = s.lead ? `${s.lead} … ${s.text}` : s.text;
   return `    ${s.status.padEnd(9)} ${s.level.padEnd(6)} ${s.section ? `[${s.section}] ` : ''}${text}${why ? `\n              → ${why}` : ''}\n`;
 }
@@ -40,24 +41,44 @@ function sourceFor(specDir: string | undefined): SpecSource {
   return source;
 }
 
+/** The sentences of one status, one line each with their checks: the to-do lists. */
+function listOf(r: CoverageReport, status: 'quoted' | 'uncovered', title: string): string {
+  const rows = r.pages.flatMap((p) => p.sentences.filter((s) => s.status === status));
+  if (rows.length === 0) return '';
+  let out = `\n${title} (${rows.length}):\n`;
+  for (const s of rows) {
+    const by = s.checks.length ? `  ← ${s.links.map((l) => `${l.check}${l.part ? `#${l.part}` : ''}`).join(', ')}` : '';
+    out += `  ${s.page}#${s.section}  ${s.level}  ${s.lead ? `${s.lead} … ` : ''}${s.text}${by}\n`;
+  }
+  return out;
+}
+
 export function renderCoverage(r: CoverageReport, opts: { sentences?: boolean } = {}): string {
-  const width = Math.max(...r.pages.map((p) => p.page.length), 'page'.length);
-  const row = (page: string, c: number | string, e: number | string, u: number | string, pct: string) =>
-    `${page.padEnd(width)}  ${String(c).padStart(7)}  ${String(e).padStart(8)}  ${String(u).padStart(9)}  ${pct.padStart(6)}\n`;
-  const pct = (c: number, u: number) => (c + u ? `${((c / (c + u)) * 100).toFixed(1)}%` : '-');
+  const width = Math.max(...r.pages.map((p) => p.page.length + ' (missing)'.length), 'page'.length);
+  const cols = ['proven', 'quoted', 'excluded', 'uncovered', 'may', 'proven %'];
+  const row = (page: string, cells: Array<number | string>) =>
+    `${page.padEnd(width)}${cells.map((c, i) => `  ${String(c).padStart(cols[i]!.length)}`).join('')}\n`;
+  const pct = (p: number, q: number, u: number) => (p + q + u ? `${((p / (p + q + u)) * 100).toFixed(1)}%` : '-');
   let out = `Coverage of the ${r.revision} pages: server-side sentences with an RFC 2119 keyword\n\n`;
-  out += row('page', 'covered', 'excluded', 'uncovered', 'share');
+  out += row('page', cols);
   for (const p of r.pages) {
-    out += row(p.found ? p.page : `${p.page} (missing)`, p.covered, p.excluded, p.uncovered, pct(p.covered, p.uncovered));
+    const name = p.found ? p.page : `${p.page} (missing)`;
+    out += row(name, [p.proven, p.quoted, p.excluded, p.uncovered, p.may, pct(p.proven, p.quoted, p.uncovered)]);
     if (opts.sentences) for (const s of p.sentences) out += sentenceLine(s);
   }
   const t = r.totals;
-  out += row('total', t.covered, t.excluded, t.uncovered, `${t.percent.toFixed(1)}%`);
-  out += `\n${t.sentences} keyword sentences; ${t.covered} covered by a check, ${t.excluded} excluded (client rules, MAY permissions, the reviewed exclusions), ${t.uncovered} uncovered.\n`;
-  out += `Share covered = covered / (covered + uncovered) = ${t.percent.toFixed(1)}%.\n`;
-  if (!opts.sentences) out += 'Every sentence with its checks or its exclusion: --sentences (or --json).\n';
+  out += row('total', [t.proven, t.quoted, t.excluded, t.uncovered, t.may, `${r.proven.toFixed(1)}%`]);
+  out += `\n${t.sentences} keyword sentences. Of the ${t.requirements} server-side requirements a client can observe: ${t.proven} proven (a reference defect makes the check quoting it fail), ${t.quoted} quoted by a check but not proven, ${t.uncovered} uncovered.\n`;
+  out += `${t.excluded} excluded (client rules, the reviewed exclusions); ${t.may} MAY sentences counted apart (${t.mayExercised} exercised by a check; a MAY is never failed).\n`;
+  out += `Proven = proven / (proven + quoted + uncovered) = ${r.proven.toFixed(1)}%; quoted, proven or not: ${r.quoted.toFixed(1)}%.\n`;
+  if (!opts.sentences) {
+    out += listOf(r, 'quoted', 'Quoted by a check but proven by no reference defect');
+    out += listOf(r, 'uncovered', 'Uncovered server rules (no check quotes them)');
+    out += '\nEvery sentence with its checks or its exclusion: --sentences (or --json).\n';
+  }
   for (const e of r.unusedExclusions)
     out += `stale exclusion (matches no sentence): ${e.page}${e.section ? `#${e.section}` : ''} ${e.match ?? e.pattern}\n`;
+  for (const w of r.unlinked) out += `citation linked to no keyword sentence of its section: ${w}\n`;
   return out;
 }
 

@@ -789,6 +789,7 @@ async function runSubject(
     subject,
     ...r,
     ...(Object.keys(probe.details).length ? { details: probe.details } : {}),
+    ...(probe.notes.length ? { notes: [...probe.notes] } : {}),
     durationMs: Date.now() - started,
   });
   try {

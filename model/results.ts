@@ -57,6 +57,14 @@ export interface SubjectResult {
   findings: Finding[];
   /** Free-form observations worth reporting (e.g. TTLs seen per page). */
   details?: Record<string, unknown>;
+  /**
+   * Notes: behaviour a user wants to know about that no sentence of the spec
+   * rules (an endless cursor chain, the same item on several pages, a tool
+   * slower than the request timeout). A note is never a verdict and is never
+   * counted: a result with notes keeps its verdict (Autobahn|Testsuite's
+   * INFORMATIONAL outcome). Absent when there is none.
+   */
+  notes?: string[];
   durationMs: number;
   /** A fail or warn the run's baseline lists: reported, but it does not fail the run. */
   expected?: { reason: string };

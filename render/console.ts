@@ -271,6 +271,24 @@ function expectedSuffix(r: SubjectResult, paint: Paint): string {
 }
 
 function renderCheck(check: CheckResult, paint: Paint, verbose: boolean, out: string[], run: RunResult, state: ConsoleState): void {
+  renderCheckResults(check, paint, verbose, out, run, state);
+  renderNotes(check.results, paint, out);
+}
+
+/** Every subject's notes (never a verdict), each once, under the check: `ⓘ subject: text`. */
+function renderNotes(results: SubjectResult[], paint: Paint, out: string[]): void {
+  const seen = new Set<string>();
+  for (const r of results) {
+    for (const note of r.notes ?? []) {
+      const line = `${r.subject === 'server' ? '' : `${safeClip(r.subject, 100)}: `}${safeClip(note, FIELD_CHARS)}`;
+      if (seen.has(line)) continue;
+      seen.add(line);
+      out.push(`${pad(6)}${paint(`ⓘ note: ${line}`, 'dim')}`);
+    }
+  }
+}
+
+function renderCheckResults(check: CheckResult, paint: Paint, verbose: boolean, out: string[], run: RunResult, state: ConsoleState): void {
   const results = check.results;
   const head = `${safeText(check.id)}  ${safeText(check.title)}`;
 

@@ -79,7 +79,7 @@ table.meta td { padding: .1rem .8rem .1rem 0; vertical-align: top; }
 .mark { display:inline-block; width: 1.2rem; font-weight: 700; }
 .m-fail { color: var(--fail); } .m-warn { color: var(--warn); } .m-pass { color: var(--pass); } .m-skip { color: var(--skip); } .m-not-observed { color: var(--no); } .m-expected { color: var(--exp); }
 .id { font-family: ui-monospace, monospace; font-weight: 600; }
-.title, .counts-small, .reason { color: #475467; }
+.title, .counts-small, .reason, .notes { color: #475467; }
 .subject { margin: .4rem 0 .6rem 1.2rem; }
 .finding { margin: .3rem 0 .6rem; }
 .finding dt { font-weight: 600; float: left; width: 7.5rem; clear: left; }
@@ -250,7 +250,9 @@ function subjectHtml(c: CheckResult, r: SubjectResult, run: RunResult): string {
       ? ` <span class="reason">— ${h(r.reason, 2000)}</span>`
       : '';
   const findings = r.findings.map((f, i) => findingHtml(f, i, r.findings.length, run, c.requirement)).join('\n');
-  return `<div class="subject" data-subject="${h(r.subject, 300, false)}" data-verdict="${r.verdict}"><span class="mark m-${v}">${MARK[v]}</span>${h(r.subject, 300)} <span class="counts-small">${h(VERDICT_LABEL[r.verdict])}</span>${note}${findings}</div>`;
+  // Notes: what no sentence rules but a user wants to know; never a verdict.
+  const notes = r.notes?.length ? `<ul class="notes">${r.notes.map((n) => `<li>note: ${h(n, 2000)}</li>`).join('')}</ul>` : '';
+  return `<div class="subject" data-subject="${h(r.subject, 300, false)}" data-verdict="${r.verdict}"><span class="mark m-${v}">${MARK[v]}</span>${h(r.subject, 300)} <span class="counts-small">${h(VERDICT_LABEL[r.verdict])}</span>${note}${notes}${findings}</div>`;
 }
 
 function findingHtml(f: Finding, i: number, n: number, run: RunResult, quoted: string): string {

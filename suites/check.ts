@@ -171,6 +171,8 @@ export interface Expectation {
 export class Probe {
   readonly findings: Finding[] = [];
   readonly details: Record<string, unknown> = {};
+  /** Notes of this subject's result (see SubjectResult.notes): never a verdict. */
+  readonly notes: string[] = [];
   private readonly seen: WireFrame[] = [];
   private readonly deferred: Array<() => unknown> = [];
 
@@ -290,6 +292,15 @@ export class Probe {
   /** An observation worth reporting even when the check passes. */
   note(key: string, value: unknown): void {
     this.details[key] = value;
+  }
+
+  /**
+   * A note for the user: behaviour no sentence rules but worth knowing (an
+   * endless cursor chain, duplicates across pages, a tool slower than the
+   * timeout). Never a finding, never counted; the same text is kept once.
+   */
+  inform(text: string): void {
+    if (!this.notes.includes(text)) this.notes.push(text);
   }
 
   private evidence(wire: WireEvidence): WireFrame[] {

@@ -2,14 +2,54 @@
  * "The set MUST NOT vary per-connection or as a side effect of other requests
  * on the connection" (server/prompts and server/resources "Capabilities"): the
  * list walked on a fresh connection, and on a connection before and after
- * other requests, gives the same items.
+ * other requests, gives the same items. Before that, "Servers that declare
+ * the capability MUST respond to <list> requests with the set" (the checks'
+ * part `answers`): a JSON-RPC error for a first page is a refusal, judged
+ * here, not left not-observed.
  */
-import { walkList, LIST_METHODS, type ListMethod } from '../harness/walk.js';
+import { walkList, LIST_METHODS, type ListMethod, type ListWalk } from '../harness/walk.js';
 import { CLIENT_INFO } from '../harness/protocol.js';
 import type { JsonObject } from '../model/json.js';
-import { show, type Probe } from './check.js';
+import { describeAnswer, show, type Probe } from './check.js';
 import { walked } from './lists.js';
 import { attempt } from './requests.js';
+
+/**
+ * The first page of the walk was refused with a JSON-RPC error: a finding of
+ * the part `answers` (an error for a later page, asked with a cursor, is the
+ * pagination checks').
+ */
+function refused(t: Probe, walk: ListWalk, method: ListMethod, noun: string): boolean {
+  const first = walk.pages[0];
+  if (walk.cursors[0] !== undefined || !first?.error) return false;
+  t.expect(false, {
+    expected: `a ${method} result with the set of ${noun}s currently available (it may be empty), as the capability is declared`,
+    actual: `${method} (no cursor) was refused: ${describeAnswer(first)}`,
+    wire: first,
+    part: 'answers',
+  });
+  return true;
+}
+
+/**
+ * The same item listed more than once across the pages of one walk: no
+ * sentence asks a prompt or resource list to be free of repeats (tool names
+ * are tools-list/unique-names'), so it is a note.
+ */
+function noteDuplicates(t: Probe, walk: ListWalk, noun: string, key: (item: JsonObject) => string): void {
+  const pageOf = new Map<string, number[]>();
+  walk.pages.forEach((page, i) => {
+    const items = page.result?.[LIST_METHODS[walk.method as ListMethod]];
+    for (const item of Array.isArray(items) ? (items as JsonObject[]) : [])
+      pageOf.set(key(item), [...(pageOf.get(key(item)) ?? []), i + 1]);
+  });
+  const repeated = [...pageOf].filter(([, pages]) => pages.length > 1);
+  if (repeated.length === 0) return;
+  const shown = repeated.slice(0, 5).map(([k, pages]) => `${show(k)} (pages ${pages.join(', ')})`);
+  t.inform(
+    `${walk.method} lists ${repeated.length} ${noun}(s) more than once: ${shown.join('; ')}${repeated.length > 5 ? '; …' : ''} (no sentence forbids it; not judged)`,
+  );
+}
 
 /** Judge both ways the set may not vary; `others` sends the requests in between on the given session. */
 export async function judgeStability(
@@ -19,7 +59,9 @@ export async function judgeStability(
   key: (item: JsonObject) => string,
   others: (send: (method: string, params: JsonObject) => Promise<string>) => Promise<void>,
 ): Promise<void> {
+  if (refused(t, await t.ctx.walk(method), method, noun) || refused(t, await t.ctx.walk(method, 'fresh'), method, noun)) return;
   const first = await walked(t, method);
+  noteDuplicates(t, first, noun, key);
   const fresh = await walked(t, method, 'fresh');
   const compare = (a: JsonObject[], b: JsonObject[]) => {
     const x = new Set(a.map(key));

@@ -5,7 +5,7 @@
  * and the order comparison.
  */
 import { LIST_METHODS, walkList, type ListMethod, type ListWalk } from '../harness/walk.js';
-import { show, type Probe } from './check.js';
+import { describeAnswer, show, type Probe } from './check.js';
 import type { JsonObject } from '../model/json.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 
@@ -75,9 +75,21 @@ export function declaredLists(t: Probe): ListKind[] {
 export async function walked(t: Probe, method: ListMethod, where: 'primary' | 'fresh' = 'primary'): Promise<ListWalk> {
   const walk = await t.ctx.walk(method, where);
   skipUnserved(t, walk);
+  noteEndless(t, walk);
   if (!walk.exhausted)
     t.notObserved(`${method} could not be walked to the end${where === 'fresh' ? ' on a fresh connection' : ''}: ${walk.problem?.detail}`);
   return walk;
+}
+
+/**
+ * A cursor chain that did not end within the walk's page limit: no sentence
+ * bounds a list's length, so it is a note, never a finding.
+ */
+export function noteEndless(t: Probe, walk: ListWalk): void {
+  if (walk.problem?.kind !== 'page-limit') return;
+  t.inform(
+    `${walk.method}: the cursor chain had not ended after ${walk.pages.length} pages (${walk.items.length} items); no sentence bounds a list, so this is not judged (--max-pages follows it further)`,
+  );
 }
 
 /**
@@ -93,6 +105,23 @@ export function skipUnserved(t: Probe, walk: ListWalk): void {
   ) {
     t.skip('the server answers resources/templates/list with -32601: it offers no resource templates');
   }
+}
+
+/** The checks that judge a refusal of a list's first page (list-stability.ts, part `answers`). */
+const REFUSAL_OWNERS: Partial<Record<ListMethod, string>> = {
+  'prompts/list': 'prompts/stable-across-connections',
+  'resources/list': 'resources/stable-across-connections',
+};
+
+/**
+ * A list whose first page (no cursor) was refused has nothing further to
+ * judge: not-observed, naming the check that owns the refusal.
+ */
+export function requireServed(t: Probe, walk: ListWalk): void {
+  const first = walk.pages[0];
+  if (walk.cursors[0] !== undefined || !first?.error) return;
+  const owner = REFUSAL_OWNERS[walk.method as ListMethod];
+  t.notObserved(`${walk.method} without a cursor was refused (${describeAnswer(first)})${owner ? ` (judged by ${owner})` : ''}`);
 }
 
 /** One more full walk on the primary connection (not memoized), or not-observed. */

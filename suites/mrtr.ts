@@ -30,7 +30,7 @@ import { fixtureOutcome } from './fixtures.js';
 import { resultType } from './protocol.js';
 import { capabilitiesWithout, probeCall, type PlannedCall } from './targets.js';
 import { heldBackClause, heldBackNames, whyNotCallable } from './safety.js';
-import { isObject, type JsonObject } from '../model/json.js';
+import { canonical, isObject, type JsonObject } from '../model/json.js';
 import type { ScriptedAnswer } from '../model/config.js';
 import type { Era, WireFrame } from '../model/wire.js';
 import { ERROR_CODES } from '../model/error-codes.js';
@@ -418,7 +418,7 @@ export function tamperings(state: string): Array<{ how: string; value: string }>
 
 export const stateIntegrity = defineCheck({
   id: 'mrtr/state-integrity',
-  title: 'a tampered requestState is rejected, never completed as if valid',
+  title: 'a tampered requestState is rejected, or ends as the untampered one did; never completed otherwise',
   level: 'MUST',
   capability: 'tools',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Server Requirements (Basic Workflow)' },
@@ -439,15 +439,23 @@ export const stateIntegrity = defineCheck({
         );
         continue;
       }
+      // The genuine retry's answer (the drive's next round): what the untampered state brought.
+      const genuine = x.drive.rounds[r.round];
       for (const v of tamperings(r.state)) {
         const label = `${callLabel(x)} retry of round ${r.round} with the requestState ${v.how}`;
         const sent = await sendRetry(t.sessionOf(r.ex), r.ex, { inputResponses: r.inputResponses, requestState: v.value });
         if (!sent.exchange && !judgeable(t, sent.outcome, label)) continue;
         judged++;
+        // The same outcome as the untampered state: tampering caused nothing, so integrity protection MAY be omitted.
+        if (sameOutcome(sent.exchange, genuine)) {
+          unchanged(t, label);
+          continue;
+        }
         t.expect(!accepted(sent.exchange), {
-          expected: 'a JSON-RPC error or a result with isError: true (or a fresh input_required)',
-          actual: `${label}: ${sent.exchange ? `completed as if valid: ${describeAnswer(sent.exchange)}` : sent.outcome.detail}`,
-          wire: evidence(sent.exchange, sent.outcome),
+          expected:
+            'a JSON-RPC error, a result with isError: true, a fresh input_required, or the outcome the untampered state brought (tampering that changes nothing may go unprotected)',
+          actual: `${label}: ${sent.exchange ? `completed differently from the untampered retry (${genuine ? describeAnswer(genuine) : 'no answer'}), as if valid: ${describeAnswer(sent.exchange)}` : sent.outcome.detail}`,
+          wire: [...(genuine?.frames ?? []), ...evidence(sent.exchange, sent.outcome)],
         });
       }
     }
@@ -457,6 +465,21 @@ export const stateIntegrity = defineCheck({
       );
   },
 });
+
+/** Both answers are results with the same content (their `_meta` aside): the tampered state changed nothing. */
+function sameOutcome(tampered: Exchange | undefined, genuine: Exchange | undefined): boolean {
+  if (!tampered?.result || !genuine?.result || !accepted(tampered)) return false;
+  const { _meta: _a, ...a } = tampered.result;
+  const { _meta: _b, ...b } = genuine.result;
+  return canonical(a) === canonical(b);
+}
+
+/** Records a tampered retry whose outcome equals the genuine one (never a finding). */
+function unchanged(t: Probe, label: string): void {
+  const list = (t.details['tampering changed nothing'] ?? []) as string[];
+  list.push(`${label}: the same outcome as the untampered state (integrity protection MAY be omitted)`);
+  t.note('tampering changed nothing', list);
+}
 
 /** Other valid arguments: one primitive value changed (the first that can be), confirmed valid. */
 export function otherArguments(tool: JsonObject, args: JsonObject): JsonObject | undefined {
@@ -720,8 +743,8 @@ export const placement = defineCheck({
   title: 'input_required only on tools/call, prompts/get and resources/read',
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/patterns/mrtr', section: 'Supported Requests' },
-  quote:
-    'Servers MAY send InputRequiredResult responses on the following client requests: … prompts/get … resources/read … tools/call … Servers MUST NOT send InputRequiredResult responses on any other client requests.',
+  // The MAY sentence before it lists the three requests ("other" means any but those): a permission, so not quoted as this MUST's words.
+  quote: 'Servers MUST NOT send InputRequiredResult responses on any other client requests.',
   async run(t) {
     const answered: string[] = [];
     for (const [method, params] of UNSUPPORTED_METHODS) {

@@ -24,7 +24,7 @@
 import { AbortedError, HarnessError } from '../harness/errors.js';
 import type { Exchange } from '../harness/session.js';
 import { defineCheck, describeAnswer, schedule, show, type Check, type Probe, type Rule } from './check.js';
-import { LISTS, pageItems, skipUnserved, walked, type ListKind } from './lists.js';
+import { LISTS, pageItems, requireServed, skipUnserved, walked, type ListKind } from './lists.js';
 import { JsonObject, canonical } from '../model/json.js';
 import { ERROR_CODES } from '../model/error-codes.js';
 
@@ -209,6 +209,7 @@ function invalidCursor(list: ListKind): Check {
     async run(t) {
       const walk = await t.ctx.walk(list.method);
       skipUnserved(t, walk);
+      requireServed(t, walk);
       const expected = `JSON-RPC error -32602 for cursor ${show(NEVER_ISSUED_CURSOR)}`;
       let ex: Exchange;
       try {

@@ -259,7 +259,16 @@ export const stableAcrossConnections = defineCheck({
   capability: 'prompts',
   spec: { revision: 'draft', page: 'server/prompts', section: 'Capabilities' },
   quote:
-    'Servers that declare the prompts capability MUST respond to prompts/list requests with the set of prompts currently available to the requesting client. This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.',
+    'This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.',
+  parts: {
+    // A refusal of prompts/list (a JSON-RPC error for its first page) is no set at all: this sentence's finding.
+    answers: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'server/prompts', section: 'Capabilities' },
+      quote:
+        'Servers that declare the prompts capability MUST respond to prompts/list requests with the set of prompts currently available to the requesting client.',
+    },
+  },
   async run(t) {
     await judgeStability(t, 'prompts/list', 'prompt name', nameOf, async (send) => {
       const prompt = (await t.ctx.walk('prompts/list')).items.find((p) => typeof p?.name === 'string');

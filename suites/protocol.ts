@@ -25,16 +25,12 @@ export const noServerRequests = defineCheck({
   id: 'protocol/no-server-requests',
   title: 'the server sends no JSON-RPC requests',
   level: 'MUST',
-  // Each binding states it (the patterns page says it too, in its untitled opening). Modern only:
-  // 2025-11-25 lets servers send requests (sampling, roots, elicitation).
-  spec: { revision: 'draft', page: 'basic/transports/stdio', section: 'Receiving Messages' },
-  quote: 'The server MUST NOT write JSON-RPC requests to stdout.',
+  // The patterns page states it for every transport (each binding repeats it: stdio "The server MUST NOT
+  // write JSON-RPC requests to stdout", Streamable HTTP "MUST NOT send independent JSON-RPC requests on
+  // this stream", counted here). Modern only: 2025-11-25 lets servers send requests (sampling, roots, elicitation).
+  spec: { revision: 'draft', page: 'basic/patterns/index', section: 'Overview' },
+  quote: 'Servers MUST NOT initiate JSON-RPC requests, and clients do not send JSON-RPC responses.',
   parts: {
-    http: {
-      level: 'MUST',
-      spec: { revision: 'draft', page: 'basic/transports/streamable-http', section: 'Receiving Messages' },
-      quote: 'The server MUST NOT send independent JSON-RPC requests on this stream.',
-    },
     // A request for client input (roots, sampling, elicitation) sent as a JSON-RPC request is the MRTR
     // page's defect: such a request belongs in an InputRequiredResult's inputRequests.
     mrtr: {
@@ -52,7 +48,7 @@ export const noServerRequests = defineCheck({
       ['server-request'],
       'responses and notifications only; server-to-client interactions carried in InputRequiredResult',
       'message',
-      t.ctx.transport === 'http' ? 'http' : undefined,
+      undefined,
       (v) => !input(v),
     );
     judgeViolations(
@@ -82,24 +78,24 @@ export const responseIds = defineCheck({
   id: 'protocol/response-ids',
   title: 'every response answers a request the client sent, once',
   level: 'MUST',
-  spec: { revision: 'draft', page: 'basic/index', section: 'Responses' },
-  quote:
-    'Result responses MUST include the same ID as the request they correspond to. … Error responses MUST include the same ID as the request they correspond to (except in error cases where the ID could not be read due a malformed request).',
-  legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Responses' } },
+  // One response per request is JSON-RPC 2.0's (a second response carries the request's id, so the id
+  // rule does not cover it); an id the client never sent breaks the id rule, the part same-id.
+  spec: { revision: 'draft', page: 'basic/index', section: 'Messages' },
+  quote: 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.',
+  legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Messages' } },
   parts: {
-    // A second response to a request carries its id, so the id rule does not cover it: JSON-RPC 2.0
-    // answers a request with one response.
-    'one-response': {
+    'same-id': {
       level: 'MUST',
-      spec: { revision: 'draft', page: 'basic/index', section: 'Messages' },
-      quote: 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.',
-      legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Messages' } },
+      spec: { revision: 'draft', page: 'basic/index', section: 'Responses' },
+      quote:
+        'Result responses MUST include the same ID as the request they correspond to. … Error responses MUST include the same ID as the request they correspond to (except in error cases where the ID could not be read due a malformed request).',
+      legacy: { spec: { revision: '2025-11-25', page: 'basic/index', section: 'Responses' } },
     },
   },
   observer: true,
   async run(t) {
-    judgeViolations(t, ['unknown-id'], 'every response carrying the id of a request the client sent');
-    judgeViolations(t, ['duplicate-response'], 'one response per request', 'response', 'one-response');
+    judgeViolations(t, ['unknown-id'], 'every response carrying the id of a request the client sent', 'message', 'same-id');
+    judgeViolations(t, ['duplicate-response'], 'one response per request', 'response');
   },
 });
 
@@ -155,7 +151,9 @@ export const messagesSchemaValid = defineCheck({
   // basic/index#Schema names the schema "the source of truth for all protocol messages and
   // structures" (no keyword of its own): a schema rule, cited as the schema's message definition.
   spec: { revision: 'draft', page: 'schema', section: 'JSONRPCMessage' },
-  quote: 'Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.',
+  // The comment alone has no keyword: the definition (a schema rule, MUST as a whole) is what grounds the level.
+  quote:
+    'Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent. … JSONRPCRequest | JSONRPCNotification | JSONRPCResponse;',
   legacy: { spec: { revision: '2025-11-25', page: 'schema', section: 'JSONRPCMessage' } },
   // Two shapes the schema refuses that basic/index states in words, each judged here on its own (the session
   // records them apart from the messages it validates, so no other check sees them): a response with neither
@@ -285,18 +283,18 @@ export const resultType = defineCheck({
   id: 'protocol/result-type',
   title: 'every result carries a resultType the protocol defines',
   level: 'MUST',
-  // The server's rule is Result Responses' MUST. "A resultType of any value unrecognized by the client
-  // MUST be considered invalid" is the client's; the server's side of it is the supported set: the core
-  // values plus those of extensions advertised via capabilities. The suite's requests declare no
-  // extension, so no other value is supported on them.
-  spec: { revision: 'draft', page: 'basic/index', section: 'Result Responses' },
-  quote: 'The result MUST include a resultType field to indicate the type of the result.',
+  // "A resultType of any value unrecognized by the client MUST be considered invalid" is the client's; the
+  // server's side of it is the supported set: the core values plus those of extensions advertised via
+  // capabilities. The suite's requests declare no extension, so no other value is supported on them. A
+  // result without the field breaks Result Responses' MUST (the part present).
+  spec: { revision: 'draft', page: 'basic/index', section: 'ResultType' },
+  quote:
+    'Extensions MAY add additional ResultType values. The set of supported ResultType values MUST be created from the set defined in the core protocol and include any additional values of supported extensions that are advertised via capabilities.',
   parts: {
-    'supported-values': {
+    present: {
       level: 'MUST',
-      spec: { revision: 'draft', page: 'basic/index', section: 'ResultType' },
-      quote:
-        'Extensions MAY add additional ResultType values. The set of supported ResultType values MUST be created from the set defined in the core protocol and include any additional values of supported extensions that are advertised via capabilities.',
+      spec: { revision: 'draft', page: 'basic/index', section: 'Result Responses' },
+      quote: 'The result MUST include a resultType field to indicate the type of the result.',
     },
   },
   observer: true,
@@ -308,7 +306,7 @@ export const resultType = defineCheck({
         results += seen.count;
         const where = `in ${seen.count} ${seen.method} result(s)`;
         if (seen.resultType === undefined) {
-          t.expect(false, { expected: 'a resultType field', actual: `no resultType ${where}`, wire: [seen.frame] });
+          t.expect(false, { expected: 'a resultType field', actual: `no resultType ${where}`, wire: [seen.frame], part: 'present' });
           continue;
         }
         t.expect(RESULT_TYPES.includes(seen.resultType as string), {
@@ -317,7 +315,6 @@ export const resultType = defineCheck({
             `resultType ${show(seen.resultType)} ${where}` +
             (serverExtensions !== undefined ? ` (the server advertises extensions ${show(Object.keys(serverExtensions as object))})` : ''),
           wire: [seen.frame],
-          part: 'supported-values',
         });
       }
     }

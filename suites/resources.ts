@@ -370,7 +370,16 @@ export const stableAcrossConnections = defineCheck({
   capability: 'resources',
   spec: { revision: 'draft', page: 'server/resources', section: 'Capabilities' },
   quote:
-    'Servers that declare the resources capability MUST respond to resources/list requests with the set of resources currently available to the requesting client. This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.',
+    'This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.',
+  parts: {
+    // A refusal of resources/list (a JSON-RPC error for its first page) is no set at all: this sentence's finding.
+    answers: {
+      level: 'MUST',
+      spec: { revision: 'draft', page: 'server/resources', section: 'Capabilities' },
+      quote:
+        'Servers that declare the resources capability MUST respond to resources/list requests with the set of resources currently available to the requesting client.',
+    },
+  },
   async run(t) {
     await judgeStability(t, 'resources/list', 'resource URI', uriOf, async (send) => {
       const first = (await listedResources(t))[0];

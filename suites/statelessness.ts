@@ -321,8 +321,10 @@ export const relatedOperations = defineCheck({
   level: 'MUST',
   spec: { revision: 'draft', page: 'basic/index', section: 'Statelessness' },
   // The retry carries its requestState and inputResponses: another exchange of the same tool in between changes nothing.
+  // The SHOULD before it ("prepared to handle requests associated with multiple tasks…") is not this MUST's words: a retry
+  // that fails because its state was kept by the connection breaks the MUST sentence alone.
   quote:
-    'Servers SHOULD be prepared to handle requests associated with multiple tasks, threads, or conversations. … State that needs to span multiple requests (e.g., long-running tasks, application-level handles) MUST be referenced by an explicit identifier the client passes on each request.',
+    'State that needs to span multiple requests (e.g., long-running tasks, application-level handles) MUST be referenced by an explicit identifier the client passes on each request.',
   parts: {
     'other-connection': {
       level: 'SHOULD',

@@ -683,11 +683,13 @@ export const gracefulClose = defineCheck({
   quote:
     'When the server ends a subscription on its own initiative (for example, during shutdown), it SHOULD respond to the original subscriptions/listen request with a completion result before closing the stream.',
   parts: {
-    // The closing result's _meta carries the subscription id: a required key of the schema.
+    // Which id the closing result's _meta carries: the page says it in words after the SHOULD (the schema's comment has
+    // no keyword either), so a wrong value is judged at the SHOULD it continues, never at MUST.
     'subscription-id': {
-      level: 'MUST',
-      spec: { revision: 'draft', page: 'schema', section: 'SubscriptionsListenResultMetaObject' },
-      quote: "The value is the JSON-RPC ID of the subscriptions/listen request that opened the stream (and equals this response's id).",
+      level: 'SHOULD',
+      spec: { revision: 'draft', page: 'basic/patterns/subscriptions', section: 'Graceful Closure' },
+      quote:
+        'it SHOULD respond to the original subscriptions/listen request with a completion result before closing the stream. … Like every other message on the stream, the response carries io.modelcontextprotocol/subscriptionId in _meta, identifying which subscription it closes. The value matches the JSON-RPC id of the originating subscriptions/listen request.',
     },
     // The listen response is a result, not a JSON-RPC error.
     successful: {

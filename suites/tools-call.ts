@@ -279,6 +279,9 @@ export const validResult = defineCheck({
           // No answer within the suite's timeout shows no missing response (a tool may run long): not judged.
           if (rec.timedOut) {
             t.note('not judged: no answer within the request timeout (--timeout)', callText(rec));
+            t.inform(
+              `tools/call ${String(tool.name)} took longer than the request timeout (${t.ctx.settings.requestTimeoutMs / 1000} s): no sentence bounds a tool's time, so it is not judged (--timeout waits longer)`,
+            );
             return undefined;
           }
           if (rec.noAnswer !== undefined) return [{ expected: 'an answer to the valid call', actual: answerText(rec), part: 'answered' }];

@@ -88,15 +88,15 @@ describe('who a sentence is addressed to', () => {
   });
 });
 
-describe('when a quote covers a sentence', () => {
+describe('when a quote holds a sentence', () => {
   const sentence =
     'Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed).';
-  it('a quote containing the sentence, contained in it with a keyword, or sharing eight consecutive words covers it', () => {
+  it('a quote containing the sentence, or contained in it with a keyword, holds it', () => {
     expect(quoteCovers(`Before. ${sentence} After.`, sentence)).toBe(true);
     expect(quoteCovers('Servers **SHOULD** return tools in a deterministic order', sentence)).toBe(true);
-    expect(quoteCovers('the same ordering across requests when the underlying set changed', sentence)).toBe(true);
   });
-  it('a quote sharing fewer words, or a fragment without a keyword, does not', () => {
+  it('shared words are no link: a quote sharing eight words, or a fragment without a keyword, does not', () => {
+    expect(quoteCovers('the same ordering across requests when the underlying set changed', sentence)).toBe(false);
     expect(quoteCovers('Servers SHOULD return prompts in any order', sentence)).toBe(false);
     expect(quoteCovers('the same ordering across requests when', sentence)).toBe(false);
   });
@@ -113,26 +113,80 @@ describe('the coverage matrix', () => {
     expect(stale, stale.join('\n')).toEqual([]);
   });
 
-  it('gives every sentence one status, with its checks or its reason; totals add up', () => {
+  it('gives every sentence one status, with its checks or its reason; totals and the figures add up', () => {
     const check = (r: CoverageReport) => {
       for (const p of r.pages) {
         expect(p.found, p.page).toBe(true);
         for (const s of p.sentences) {
-          if (s.status === 'covered') expect(s.checks.length).toBeGreaterThan(0);
+          if (s.status === 'proven') expect(s.links.some((l) => l.provenBy)).toBe(true);
+          else if (s.status === 'quoted') expect(s.links.length > 0 && s.links.every((l) => !l.provenBy)).toBe(true);
           else if (s.status === 'excluded') expect(s.exclusion?.reason).toBeTruthy();
-          else expect(s.checks).toEqual([]);
+          else if (s.status === 'may') expect(s.level).toBe('MAY');
+          else expect(s.links).toEqual([]);
+          if (s.level === 'MAY') expect(['may', 'excluded']).toContain(s.status);
         }
-        expect(p.covered + p.excluded + p.uncovered).toBe(p.sentences.length);
+        expect(p.proven + p.quoted + p.excluded + p.uncovered + p.may).toBe(p.sentences.length);
       }
       const t = r.totals;
-      expect(t.covered + t.excluded + t.uncovered).toBe(t.sentences);
-      expect(t.percent).toBe(Math.round((t.covered / (t.covered + t.uncovered)) * 1000) / 10);
+      expect(t.proven + t.quoted + t.excluded + t.uncovered + t.may).toBe(t.sentences);
+      expect(t.requirements).toBe(t.proven + t.quoted + t.uncovered);
+      expect(r.proven).toBe(Math.round((t.proven / t.requirements) * 1000) / 10);
+      expect(r.quoted).toBe(Math.round(((t.proven + t.quoted) / t.requirements) * 1000) / 10);
+      expect(r.unlinked, r.unlinked.join('\n')).toEqual([]);
     };
     check(draft);
     check(coverage({ revision: '2025-11-25', checks: catalogue }));
   });
 
-  it('a sentence is covered by exactly the checks whose quotes hold it; client rules are excluded by rule', () => {
+  it('a sentence is proven only by a declared defect of its own citation, alone in its quote', () => {
+    const sentences = keywordSentences(pageText(bundled, 'draft', 'server/tools')!);
+    const order = sentences.find((s) => s.text.startsWith('Servers SHOULD return tools in a deterministic order'))!;
+    const unique = sentences.find((s) => s.text.startsWith('Tool names SHOULD be unique within a server'))!;
+    const probe = defineCheck({
+      id: 'probe/order',
+      title: 'probe',
+      level: 'SHOULD',
+      spec: { revision: 'draft', page: 'server/tools', section: 'Capabilities' },
+      quote: order.text,
+      parts: { both: { level: 'SHOULD', spec: { revision: 'draft', page: 'server/tools', section: 'Tool Names' }, quote: unique.text } },
+      run: async () => {},
+    });
+    const statusOf = (breaks: string[], text: string) =>
+      coverage({ revision: 'draft', checks: [probe], breaks })
+        .pages.find((p) => p.page === 'server/tools')!
+        .sentences.find((s) => s.text === text)!;
+    expect(statusOf([], order.text)).toMatchObject({ status: 'quoted', checks: ['probe/order'] });
+    expect(statusOf(['probe/order'], order.text)).toMatchObject({
+      status: 'proven',
+      links: [{ check: 'probe/order', provenBy: 'probe/order' }],
+    });
+    // The check's own defect proves its own citation, not its part's.
+    expect(statusOf(['probe/order'], unique.text).status).toBe('quoted');
+    expect(statusOf(['probe/order#both'], unique.text).status).toBe('proven');
+    // A quote joining two requirements proves neither: which one the defect broke is not declared.
+    const other = sentences.find((s) => s.section === order.section && s !== order && s.level !== 'MAY')!;
+    const joined = defineCheck({ ...probe, id: 'probe/joined', parts: undefined, quote: `${other.text} … ${order.text}` });
+    const both = coverage({ revision: 'draft', checks: [joined], breaks: ['probe/joined'] }).pages.find((p) => p.page === 'server/tools')!;
+    expect(both.sentences.filter((s) => s.checks.includes('probe/joined')).map((s) => s.status)).toEqual(['quoted', 'quoted']);
+  });
+
+  it('links identical sentences of one section to the citation whose context they stand in', () => {
+    const index = coverage({ revision: 'draft', checks: catalogue }).pages.find((p) => p.page === 'basic/index')!;
+    const twice = index.sentences.filter((s) => s.text === 'On HTTP, the response status MUST be 400 Bad Request.');
+    expect(twice).toHaveLength(2);
+    expect(twice[0]!.checks).toEqual(['meta/required-fields']);
+    expect(twice[1]!.checks).not.toContain('meta/required-fields');
+    expect(twice[1]!.checks).toContain('meta/missing-capability');
+  });
+
+  it('counts MAY sentences apart: never a requirement of the figure', () => {
+    const mays = draft.pages.flatMap((p) => p.sentences).filter((s) => s.status === 'may');
+    expect(mays.length).toBe(draft.totals.may);
+    expect(mays.every((s) => s.level === 'MAY')).toBe(true);
+    expect(draft.totals.requirements).toBe(draft.totals.sentences - draft.totals.excluded - draft.totals.may);
+  });
+
+  it('a sentence is linked to exactly the checks whose quotes hold it; client rules are excluded by rule', () => {
     const text = keywordSentences(pageText(bundled, 'draft', 'server/tools')!).find((s) =>
       s.text.startsWith('Servers SHOULD return tools in a deterministic order'),
     )!;
@@ -144,9 +198,9 @@ describe('the coverage matrix', () => {
       quote: text.text,
       run: async () => {},
     });
-    const only = coverage({ revision: 'draft', checks: [probe] });
+    const only = coverage({ revision: 'draft', checks: [probe], breaks: [] });
     const tools = only.pages.find((p) => p.page === 'server/tools')!;
-    expect(tools.sentences.filter((s) => s.status === 'covered').map((s) => [s.text, s.checks])).toEqual([[text.text, ['probe/order']]]);
+    expect(tools.sentences.filter((s) => s.links.length).map((s) => [s.text, s.checks])).toEqual([[text.text, ['probe/order']]]);
     const client = tools.sentences.find((s) => s.text.startsWith('Clients SHOULD log a warning when rejecting a tool definition'))!;
     expect(client.status).toBe('excluded');
     expect(client.exclusion).toMatchObject({ kind: 'client', source: 'rule' });
@@ -161,8 +215,8 @@ describe('the coverage matrix', () => {
       quote: 'Servers SHOULD return tools in a deterministic order',
       run: async () => {},
     });
-    const tools = coverage({ revision: 'draft', checks: [probe] }).pages.find((p) => p.page === 'server/tools')!;
-    expect(tools.covered).toBe(0);
+    const tools = coverage({ revision: 'draft', checks: [probe], breaks: [] }).pages.find((p) => p.page === 'server/tools')!;
+    expect(tools.proven + tools.quoted).toBe(0);
   });
 
   it('`coverage` prints the matrix per page with the figure; --json and --revision work', async () => {
@@ -170,11 +224,12 @@ describe('the coverage matrix', () => {
     expect(r.code, r.stderr).toBe(0);
     for (const page of COVERAGE_PAGES.draft) expect(r.stdout).toContain(page);
     expect(r.stdout).toContain(`total`);
-    expect(r.stdout).toContain(`${draft.totals.percent.toFixed(1)}%`);
+    expect(r.stdout).toContain(`Proven = proven / (proven + quoted + uncovered) = ${draft.proven.toFixed(1)}%`);
     const json = await runCli(['coverage', '--json', '--revision', '2025-11-25']);
     expect(json.code, json.stderr).toBe(0);
     const parsed = JSON.parse(json.stdout) as CoverageReport;
     expect(parsed.revision).toBe('2025-11-25');
+    expect(typeof parsed.proven).toBe('number');
     expect(parsed.pages.map((p) => p.page)).toEqual([...COVERAGE_PAGES['2025-11-25']]);
     expect((await runCli(['coverage', '--revision', '2099-01-01'])).code).toBe(2);
   });

@@ -13,7 +13,7 @@ import { quote } from 'shell-quote';
 import type { ExpectStatic } from 'vitest';
 import type { CheckResult, RunResult, Verdict } from '../model/results.js';
 import type { Era } from '../model/wire.js';
-import { quoteFor, type Check } from '../suites/check.js';
+import { quoteFor, type Check, type Rule } from '../suites/check.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const REFERENCE = join(ROOT, 'fixtures/servers/reference/server.js');
@@ -83,13 +83,28 @@ export function expectPartCaught(expect: ExpectStatic, result: RunResult, check:
   const info = describeRun(result);
   expect(result.aborted, info).toBeUndefined();
   expect(brokenChecks(result), info).toEqual([check.id]);
+  expectQuoted(expect, result, check, check.parts![part]!, era);
+}
+
+/**
+ * The defect is proven on its sentence: a finding of `check` quotes `rule`
+ * (the check's own, or a part) word for word, at the rule's level, with the
+ * expected, the seen and the wire. `coverage` counts a sentence proven on
+ * this assertion (engine/coverage.ts).
+ */
+export function expectQuoted(expect: ExpectStatic, result: RunResult, check: Check, rule: Rule, era: Era): void {
+  const info = describeRun(result);
   const findings = result.checks.find((c) => c.id === check.id)!.results.flatMap((r) => r.findings);
-  const quote = quoteFor(check.parts![part]!, era);
+  const quote = quoteFor(rule, era);
   expect(
     findings.map((f) => f.requirement),
     info,
   ).toContain(quote);
-  expect(findings.find((f) => f.requirement === quote)!.wire.length, 'a finding shows the wire').toBeGreaterThan(0);
+  const finding = findings.find((f) => f.requirement === quote && (f.level ?? check.level) === rule.level);
+  expect(finding, `${check.id}: a finding quoting the sentence at its level ${rule.level}\n${info}`).toBeDefined();
+  expect(finding!.expected.length).toBeGreaterThan(0);
+  expect(finding!.actual.length).toBeGreaterThan(0);
+  expect(finding!.wire.length, 'a finding shows the wire').toBeGreaterThan(0);
 }
 
 /** Checks with any subject at fail or warn. */

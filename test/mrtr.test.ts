@@ -288,3 +288,29 @@ describe('tampering the server documents as harmless', () => {
     expect(result.exitCode, describeRun(result)).toBe(0);
   });
 });
+
+describe('tampering that changes nothing', () => {
+  // "Integrity protection MAY be omitted only when tampering can cause nothing worse than request failure": a state
+  // that is a kind and a nonce, never read beyond the kind, is conformant unsigned. Its tampered retries either fail
+  // (the kind changed) or end as the untampered one did: neither is a failure of mrtr/state-integrity.
+  it('passes: a kind-and-nonce requestState left unsigned', async () => {
+    const { config } = loadConfig(join(ROOT, 'fixtures/reference.config.yaml'));
+    const result = await runConformance({
+      command: referenceCommand('--nonce-state'),
+      checks: ['mrtr/state-integrity', 'mrtr/input-or-state'],
+      requestTimeoutMs: 5000,
+      config,
+    });
+    const check = result.checks.find((c) => c.id === 'mrtr/state-integrity')!;
+    expect(
+      check.results.map((r) => r.verdict),
+      describeRun(result),
+    ).toEqual(['pass']);
+    const unchanged = check.results[0]!.details?.['tampering changed nothing'] as string[] | undefined;
+    expect(
+      unchanged?.some((line) => line.startsWith('tools/call mrtr_all')),
+      describeRun(result),
+    ).toBe(true);
+    expect(result.exitCode, describeRun(result)).toBe(0);
+  });
+});
