@@ -26,12 +26,15 @@ const SEED = 20260728;
 async function freePort() {
   const srv = net.createServer().listen(0, '127.0.0.1');
   await once(srv, 'listening');
-  const { port } = srv.address();
+  const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
   await new Promise((r) => srv.close(r));
   return port;
 }
 
-/** One measured run of the tools-call checks. */
+/**
+ * One measured run of the tools-call checks.
+ * @param {{ transport: string, extraTools?: number, allowSideEffects?: boolean }} scenario
+ */
 async function measure({ transport, extraTools = 0, allowSideEffects = false }) {
   const args = extraTools ? ` --extra-tools ${extraTools}` : '';
   const config = loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config;

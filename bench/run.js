@@ -31,7 +31,12 @@ const PAGE_SIZE = 50;
 const RUNS = 3;
 
 const MiB = 1024 * 1024;
-const mib = (bytes) => (bytes / MiB).toFixed(2);
+/** A full collection; the child runs with --expose-gc, which defines globalThis.gc. */
+const gc = () => {
+  if (!globalThis.gc) throw new Error('the measuring child runs with --expose-gc');
+  globalThis.gc();
+};
+const mib = (/** @type {number} */ bytes) => (bytes / MiB).toFixed(2);
 
 async function engine() {
   try {
@@ -48,7 +53,10 @@ async function baseToolCount() {
   return buildCatalogue({ extraTools: 0 }).length;
 }
 
-/** One size, in this process: the measured figures as JSON on stdout. */
+/**
+ * One size, in this process: the measured figures as JSON on stdout.
+ * @param {number} tools
+ */
 async function child(tools) {
   const { runConformance } = await engine();
   const extra = tools - (await baseToolCount());
@@ -64,7 +72,7 @@ async function child(tools) {
   };
 
   await walk(); // warm-up
-  globalThis.gc();
+  gc();
   const base = process.memoryUsage();
   let peakHeap = base.heapUsed;
   let peakRss = base.rss;
@@ -92,9 +100,12 @@ async function child(tools) {
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
-/** One walk through the harness, kept: heap it retains (walk + wire log) and the pages' size on the wire. */
+/**
+ * One walk through the harness, kept: heap it retains (walk + wire log) and the pages' size on the wire.
+ * @param {number} extra
+ */
 async function retainedByWalk(extra) {
-  const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+  const dist = (/** @type {string} */ path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
   const [{ Target }, { Redactor }, { ProtocolSchema }, { walkList }] = await Promise.all([
     dist('harness/target.js'),
     dist('harness/redact.js'),
@@ -117,12 +128,14 @@ async function retainedByWalk(extra) {
   try {
     const session = await target.connect();
     await session.request('server/discover');
-    globalThis.gc();
+    gc();
     const before = process.memoryUsage().heapUsed;
     const walk = await walkList(session, 'tools/list', 'tools');
-    globalThis.gc();
+    gc();
     const retained = process.memoryUsage().heapUsed - before;
-    const wireBytes = walk.pages.reduce((n, ex) => n + ex.frames.filter((f) => f.dir === 'in').reduce((m, f) => m + f.text.length, 0), 0);
+    /** @type {(n: number, ex: { frames: { dir: string, text: string }[] }) => number} */
+    const inBytes = (n, ex) => n + ex.frames.filter((f) => f.dir === 'in').reduce((m, f) => m + f.text.length, 0);
+    const wireBytes = walk.pages.reduce(inBytes, 0);
     if (walk.items.length === 0) throw new Error('empty walk');
     return { wireBytes, retained };
   } finally {
@@ -130,6 +143,10 @@ async function retainedByWalk(extra) {
   }
 }
 
+/**
+ * @typedef {{ tools: number, pages: number, ms: number, wireBytes: number, retained: number, peakHeapGrowth: number, maxRss: number }} Row
+ * @param {Row[]} rows
+ */
 function table(rows) {
   const head = [
     'tools',
@@ -154,7 +171,7 @@ function table(rows) {
     mib(r.maxRss),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => String(b[i]).length)));
-  const line = (cells) => `| ${cells.map((c, i) => String(c).padStart(widths[i])).join(' | ')} |`;
+  const line = (/** @type {(string | number)[]} */ cells) => `| ${cells.map((c, i) => String(c).padStart(widths[i])).join(' | ')} |`;
   return [line(head), `|${widths.map((w) => `${'-'.repeat(w + 1)}:`).join('|')}|`, ...body.map(line)].join('\n');
 }
 
@@ -166,7 +183,7 @@ async function main() {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    rows.push(JSON.parse(out.trim().split('\n').pop()));
+    rows.push(JSON.parse(out.trim().split('\n').pop() ?? ''));
   }
   process.stdout.write(`tools/list walk over stdio, pages of ${PAGE_SIZE}, best of ${RUNS} runs (Node ${process.version})\n`);
   process.stdout.write(`${table(rows)}\n`);

@@ -64,7 +64,12 @@ function unionMs(spans) {
   return total;
 }
 
-/** One scenario over one transport: the CLI's wall time and the server's account. */
+/**
+ * One scenario over one transport: the CLI's wall time and the server's account.
+ * @param {{ server: string[] }} scenario
+ * @param {string} transport
+ * @param {string[]} [extraArgs]
+ */
 export async function measure(scenario, transport, extraArgs = []) {
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-bench-'));
   const busyLog = join(dir, 'busy.jsonl');
@@ -102,7 +107,7 @@ export async function measure(scenario, transport, extraArgs = []) {
   return { wallMs, durationMs: report.durationMs, workMs, busyMs, requests, processes: lines.length, summary: report.summary };
 }
 
-const s = (ms) => (ms / 1000).toFixed(2);
+const s = (/** @type {number} */ ms) => (ms / 1000).toFixed(2);
 
 export async function main() {
   process.stdout.write(`Full runs against the reference server (--timeout ${TIMEOUT_MS} ms, default --jobs)\n\n`);
