@@ -14,6 +14,7 @@ import { loadBaseline, type Baseline } from '../engine/baseline.js';
 import { findConfig, loadConfig, resolveSecrets } from '../engine/config.js';
 import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { parseShard, type Shard } from '../engine/shard.js';
+import { expandServer } from '../engine/reference.js';
 import { packageRoot } from '../harness/paths.js';
 import { splitCommand } from '../harness/argv.js';
 import { killAllServers } from '../harness/process.js';
@@ -23,6 +24,7 @@ import { registerCoverage, registerQuotes } from './coverage.js';
 import { registerDiff } from './diff.js';
 import { registerList } from './list.js';
 import { registerMerge } from './merge.js';
+import { registerMatrix } from './matrix.js';
 import { dispatchSubcommand, type RegisterSubcommand } from './subcommand.js';
 import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
@@ -31,7 +33,7 @@ import { deliver } from './output.js';
 import { liveProgress } from './progress.js';
 
 // Subcommands, one cli/<name>.ts each: parsed on their own (cli/subcommand.ts), so the run's options never swallow theirs.
-const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge];
+const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge, registerMatrix];
 const SUBCOMMAND_HELP = `
 Commands (each with --help):
   list [--check GLOB] [--spec PAGE#SECTION] [--json]    the checks, their spec citations and source files
@@ -40,6 +42,8 @@ Commands (each with --help):
   diff <before.json> <after.json> [--json]              verdicts that changed between two result files
   merge <results.json>... [--junit P] [--json P] [--html P] [--baseline F]
                                                         one set of reports from --shard runs
+  matrix <targets.yaml> [--out DIR] [--spec-dir P] | --compare <before.json> <after.json>
+                                                        many servers side by side (matrix.json, matrix.html)
   help <command>                                        a command's options`;
 
 export const DEFAULT_JUNIT = 'reports/junit.xml';
@@ -48,7 +52,7 @@ export const DEFAULT_HTML = 'reports/report.html';
 /** Report writing gets what is left of --deadline, at least the first and at most the second figure. */
 const REPORT_TIME_MS = [2_000, 10_000] as const;
 
-interface Flags {
+export interface Flags {
   config?: string;
   server?: string;
   url?: string;
@@ -107,7 +111,7 @@ const shardValue = (value: string) => {
   }
 };
 
-function program(): Command {
+export function program(): Command {
   return generationOptions(targetOptions(new Command('mcp-conformance')));
 }
 
@@ -261,14 +265,6 @@ async function usageError(err: UsageError, argv: string[]): Promise<number> {
   return 2;
 }
 
-/** `reference [args]`: the bundled reference server. */
-function expandServer(command: string): string {
-  const words = splitCommand(command);
-  if (words[0] !== 'reference') return command;
-  const server = join(packageRoot(), 'fixtures', 'servers', 'reference', 'server.js');
-  return [process.execPath, server, ...words.slice(1)].map(shellWord).join(' ');
-}
-
 /** The value of `--name v` or `--name=v` in raw argv, for the bad-flags path. */
 export function flagValue(argv: string[], name: string): string | undefined {
   for (let i = 0; i < argv.length; i++) {
@@ -279,7 +275,7 @@ export function flagValue(argv: string[], name: string): string | undefined {
 }
 
 /** What the run needs beyond its flags: the config file, secrets resolved, the baseline. */
-interface Prepared {
+export interface Prepared {
   headers: Record<string, string>;
   env: Record<string, string>;
   loaded?: LoadedConfig;
@@ -312,7 +308,7 @@ async function parseFlags(argv: string[], cmd: Command): Promise<Flags | number>
 }
 
 /** The config file, the server command, secrets and the baseline; throws a UsageError. */
-function prepare(flags: Flags): Prepared {
+export function prepare(flags: Flags): Prepared {
   const configPath = flags.config ?? findConfig(process.cwd());
   const loaded = configPath ? loadConfig(configPath) : undefined;
   const server = loaded?.config.server;
@@ -338,7 +334,7 @@ function prepare(flags: Flags): Prepared {
 }
 
 /** The library's options for these flags. */
-function runOptions(flags: Flags, p: Prepared, argv: string[]): ConformanceOptions {
+export function runOptions(flags: Flags, p: Prepared, argv: string[]): ConformanceOptions {
   return {
     command: flags.server,
     url: flags.url,

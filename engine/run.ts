@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomInt } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import {
@@ -56,6 +56,8 @@ export interface RunOptions {
   probeTimeoutMs?: number;
   /** Validate against this schema file instead of the bundled one. */
   schemaPath?: string;
+  /** A spec working copy's schemas folder: `<revision>/schema.json` there, where it exists, replaces the bundled one (`schemaPath` wins). */
+  schemaDir?: string;
   /** Check ids or globs; empty selects every check. */
   checks?: string[];
   strict?: boolean;
@@ -253,8 +255,9 @@ function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' |
   try {
     // Fields a selected check owns are that check's to judge, not the schema checks'.
     const setAside = [...new Set(checks.flatMap((c) => c.resultFields ?? []))];
-    schema = ProtocolSchema.load(modernRevision, mode === 'legacy' ? undefined : o.schemaPath, { setAside });
-    legacySchema = ProtocolSchema.load(LEGACY_REVISION, mode === 'legacy' ? o.schemaPath : undefined, { setAside });
+    const fromDir = (rev: string) => (o.schemaDir && existsSync(join(o.schemaDir, rev, 'schema.json')) ? join(o.schemaDir, rev, 'schema.json') : undefined);
+    schema = ProtocolSchema.load(modernRevision, (mode === 'legacy' ? undefined : o.schemaPath) ?? fromDir(modernRevision), { setAside });
+    legacySchema = ProtocolSchema.load(LEGACY_REVISION, (mode === 'legacy' ? o.schemaPath : undefined) ?? fromDir(LEGACY_REVISION), { setAside });
   } catch (err) {
     return fail((err as Error).message);
   }

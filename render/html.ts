@@ -45,11 +45,16 @@ function h(value: unknown, max = FIELD_CHARS, multiline = true): string {
 }
 
 /** A check's verdict for the filter: `expected` when all its fails and warns are in the baseline. */
-function checkVerdict(c: CheckResult): Verdict | 'expected' {
+export function checkVerdict(c: CheckResult): Verdict | 'expected' {
   const v = overallVerdict(c.results);
   const problems = c.results.filter((r) => r.verdict === 'fail' || r.verdict === 'warn');
   if ((v === 'fail' || v === 'warn') && problems.every((r) => r.expected)) return 'expected';
   return c.results.length === 0 ? 'skip' : v;
+}
+
+/** The id of a check's element in the report (with `--spec all`, per era): `check-<id>`, `legacy-check-<id>`. */
+export function checkAnchor(id: string, era?: string): string {
+  return `${era ? `${era}-` : ''}check-${id}`;
 }
 
 const FILTERS: Array<Verdict | 'expected'> = [...VERDICTS, 'expected'];
@@ -124,7 +129,7 @@ export function renderHtml(run: RunResult): string {
     if (run.eras) body.push(`<h2>${h(part.revision)}${part.era ? ` (${h(part.era.era)} era)` : ''}</h2>`);
     for (const [area, checks] of groupByArea(part.checks)) {
       body.push(`<section class="area" data-area="${h(area, 200, false)}"><h2>${h(area)}</h2>`);
-      for (const c of checks) body.push(checkHtml(c, run));
+      for (const c of checks) body.push(checkHtml(c, run, run.eras ? part.era?.era : undefined));
       body.push('</section>');
     }
   }
@@ -179,7 +184,7 @@ function summary(run: RunResult): string {
   ].join('\n');
 }
 
-function checkHtml(c: CheckResult, run: RunResult): string {
+function checkHtml(c: CheckResult, run: RunResult, era?: string): string {
   const v = checkVerdict(c);
   const problem = v === 'fail' || v === 'warn';
   const counts = c.results.length > 1 ? ` <span class="counts-small">(${h(countsText(countVerdicts(c.results)))})</span>` : '';
@@ -190,7 +195,7 @@ function checkHtml(c: CheckResult, run: RunResult): string {
       : '';
   const subjects = c.results.map((r) => subjectHtml(c, r, run)).join('\n');
   return [
-    `<details class="check v-${v}" data-verdict="${v}" data-check="${h(c.id, 200, false)}"${problem ? ' open' : ''}>`,
+    `<details class="check v-${v}" id="${h(checkAnchor(c.id, era), 300, false)}" data-verdict="${v}" data-check="${h(c.id, 200, false)}"${problem ? ' open' : ''}>`,
     `<summary><span class="mark m-${v}">${MARK[v]}</span><span class="id">${h(c.id, 200)}</span> <span class="title">${h(c.title, 400)}</span>${counts}${inlineReason}</summary>`,
     `<div class="spec">Spec: <a href="${h(specUrl(c.spec), 500, false)}">${h(specText(c))}</a></div>`,
     `<blockquote class="quote">${h(c.requirement)}</blockquote>`,
