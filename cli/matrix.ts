@@ -95,7 +95,9 @@ async function matrix(files: string[], f: MatrixFlags): Promise<number> {
       ...(f.schema ? { schema: resolve(f.schema) } : {}),
       signal: interrupt.signal,
       onRun: (label, variant, run) =>
-        process.stderr.write(`matrix: ${label}${variant === 'via' ? ' via gateway' : ''}: ${run.aborted !== undefined ? `could not run: ${run.aborted}` : `exit ${run.exitCode}`}\n`),
+        process.stderr.write(
+          `matrix: ${label}${variant === 'via' ? ' via gateway' : ''}: ${run.aborted !== undefined ? `could not run: ${run.aborted}` : `exit ${run.exitCode}`}\n`,
+        ),
     });
     process.stdout.write(renderMatrixText(m));
     process.stdout.write(`wrote ${out}/matrix.html and ${out}/matrix.json\n`);
@@ -108,7 +110,9 @@ async function matrix(files: string[], f: MatrixFlags): Promise<number> {
 export function registerMatrix(program: Command, ctx: SubcommandContext): void {
   program
     .command('matrix')
-    .description('run many targets (a targets file) side by side: matrix.json, matrix.html and each target\'s reports; or --compare two matrices')
+    .description(
+      "run many targets (a targets file) side by side: matrix.json, matrix.html and each target's reports; or --compare two matrices",
+    )
     .argument('<files...>', 'a targets file (YAML or JSON); with --compare: before.json after.json')
     .option('--out <dir>', 'folder of matrix.json, matrix.html and targets/<label>/', DEFAULT_MATRIX_DIR)
     .option('--jobs <n>', 'target runs at once', positiveInt('--jobs'), 2)

@@ -53,7 +53,10 @@ function targetOf(path: string, raw: unknown, i: number, seen: Set<string>): Tar
   if (t.server === undefined && t.url === undefined) fail(path, where, 'needs a server or a url');
   if (t.flags !== undefined && (!Array.isArray(t.flags) || t.flags.some((f) => typeof f !== 'string')))
     fail(path, `${where}.flags`, 'must be a list of strings');
-  if (t.env !== undefined && (typeof t.env !== 'object' || Array.isArray(t.env) || Object.values(t.env!).some((v) => typeof v !== 'string')))
+  if (
+    t.env !== undefined &&
+    (typeof t.env !== 'object' || Array.isArray(t.env) || Object.values(t.env!).some((v) => typeof v !== 'string'))
+  )
     fail(path, `${where}.env`, 'must map names to strings');
   if (t.via !== undefined && t.server === undefined) fail(path, `${where}.via`, 'a gateway proxies a launched server: give a server');
   if (t.via !== undefined && t.url !== undefined) fail(path, `${where}.via`, 'a gateway proxies a stdio server (no url)');

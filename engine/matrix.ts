@@ -98,17 +98,30 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixResult> {
 }
 
 function reportPaths(outDir: string, folder: string) {
-  return { jsonPath: join(outDir, folder, 'results.json'), junitPath: join(outDir, folder, 'junit.xml'), htmlPath: join(outDir, folder, 'report.html') };
+  return {
+    jsonPath: join(outDir, folder, 'results.json'),
+    junitPath: join(outDir, folder, 'junit.xml'),
+    htmlPath: join(outDir, folder, 'report.html'),
+  };
 }
 
 async function runUnit(u: Unit, o: MatrixOptions, signal: AbortSignal, started: number): Promise<RunResult> {
   const dir = o.targets.dir;
   const p = await placeholders(dir);
   try {
-    const argv = [...(o.commonArgs ?? []), ...(o.schema ? ['--schema', resolve(o.schema)] : []), ...targetArgv(u.target, dir, p, u.variant)];
+    const argv = [
+      ...(o.commonArgs ?? []),
+      ...(o.schema ? ['--schema', resolve(o.schema)] : []),
+      ...targetArgv(u.target, dir, p, u.variant),
+    ];
     const cwd = u.target.cwd !== undefined ? resolve(dir, p.expand(u.target.cwd)) : dir;
     const schemaDir = o.specDir ? specSource(o.specDir).schemas : undefined;
-    return await o.run(argv, { cwd, signal, deadlineMs: Math.max(1, o.deadlineMs - (Date.now() - started)), ...(schemaDir ? { schemaDir } : {}) });
+    return await o.run(argv, {
+      cwd,
+      signal,
+      deadlineMs: Math.max(1, o.deadlineMs - (Date.now() - started)),
+      ...(schemaDir ? { schemaDir } : {}),
+    });
   } finally {
     p.dispose();
   }
@@ -121,7 +134,8 @@ function staleChecks(specDir: string): Map<string, string> {
   for (const check of catalogue) {
     for (const { citation } of citationsOf(check)) {
       const problem = findQuote(source, citation.spec, citation.quote);
-      if (problem && !out.has(`${citation.spec.revision}\u0000${check.id}`)) out.set(`${citation.spec.revision}\u0000${check.id}`, problem.detail);
+      if (problem && !out.has(`${citation.spec.revision}\u0000${check.id}`))
+        out.set(`${citation.spec.revision}\u0000${check.id}`, problem.detail);
     }
   }
   return out;
@@ -192,7 +206,8 @@ function assemble(units: Unit[], started: number, o: MatrixOptions, withheld: st
     for (const { column, part, era } of columnsOf(u)) {
       columns.push(column);
       for (const c of part.checks) {
-        if (!rows.has(c.id)) rows.set(c.id, { id: c.id, area: c.area, title: c.title, level: c.level, spec: c.spec, requirement: c.requirement });
+        if (!rows.has(c.id))
+          rows.set(c.id, { id: c.id, area: c.area, title: c.title, level: c.level, spec: c.spec, requirement: c.requirement });
         const detail = detailOf(c);
         cells.push({
           column: column.id,
@@ -213,7 +228,13 @@ function assemble(units: Unit[], started: number, o: MatrixOptions, withheld: st
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     ...(o.specDir || o.schema
-      ? { spec: { ...(o.specDir ? { dir: o.specDir } : {}), ...(o.schema ? { schema: o.schema } : {}), withheld: [...new Set(withheld.map((k) => k.split('\u0000')[1]!))] } }
+      ? {
+          spec: {
+            ...(o.specDir ? { dir: o.specDir } : {}),
+            ...(o.schema ? { schema: o.schema } : {}),
+            withheld: [...new Set(withheld.map((k) => k.split('\u0000')[1]!))],
+          },
+        }
       : {}),
     columns,
     rows: [...rows.values()],

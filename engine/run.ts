@@ -255,9 +255,12 @@ function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' |
   try {
     // Fields a selected check owns are that check's to judge, not the schema checks'.
     const setAside = [...new Set(checks.flatMap((c) => c.resultFields ?? []))];
-    const fromDir = (rev: string) => (o.schemaDir && existsSync(join(o.schemaDir, rev, 'schema.json')) ? join(o.schemaDir, rev, 'schema.json') : undefined);
+    const fromDir = (rev: string) =>
+      o.schemaDir && existsSync(join(o.schemaDir, rev, 'schema.json')) ? join(o.schemaDir, rev, 'schema.json') : undefined;
     schema = ProtocolSchema.load(modernRevision, (mode === 'legacy' ? undefined : o.schemaPath) ?? fromDir(modernRevision), { setAside });
-    legacySchema = ProtocolSchema.load(LEGACY_REVISION, (mode === 'legacy' ? o.schemaPath : undefined) ?? fromDir(LEGACY_REVISION), { setAside });
+    legacySchema = ProtocolSchema.load(LEGACY_REVISION, (mode === 'legacy' ? o.schemaPath : undefined) ?? fromDir(LEGACY_REVISION), {
+      setAside,
+    });
   } catch (err) {
     return fail((err as Error).message);
   }

@@ -153,7 +153,9 @@ export function renderMatrixHtml(m: MatrixResult): string {
   const eras = [...new Set(m.columns.map((c) => c.era).filter((e): e is NonNullable<typeof e> => !!e))];
   const filters = [
     '<div id="filters" role="group" aria-label="filters">Show: ',
-    ...MATRIX_VERDICTS.map((v) => `<label><input type="checkbox" data-verdict="${v}" checked> <span class="v-${v}">${MARK[v]} ${LABEL[v]}</span></label>`),
+    ...MATRIX_VERDICTS.map(
+      (v) => `<label><input type="checkbox" data-verdict="${v}" checked> <span class="v-${v}">${MARK[v]} ${LABEL[v]}</span></label>`,
+    ),
     `<label>Area <select id="area-filter"><option value="">all</option>${areas.map((a) => `<option value="${h(a, 200)}">${h(a, 200)}</option>`).join('')}</select></label>`,
     `<label>Era <select id="era-filter"><option value="">all</option>${eras.map((e) => `<option value="${e}">${e}</option>`).join('')}</select></label>`,
     '</div>',
@@ -186,11 +188,15 @@ export function renderMatrixHtml(m: MatrixResult): string {
 export function renderMatrixText(m: MatrixResult): string {
   const lines = m.columns.map((c) => {
     const s = c.summary;
-    const state = c.aborted !== undefined ? `could not run: ${safeClip(c.aborted, 300)}` : `${s.pass} pass, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.notObserved} not observed`;
+    const state =
+      c.aborted !== undefined
+        ? `could not run: ${safeClip(c.aborted, 300)}`
+        : `${s.pass} pass, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.notObserved} not observed`;
     return `  ${safeClip(c.id, 200)}: ${state}`;
   });
   const changes = m.gatewayChanges.map(
-    (g) => `  ${safeClip(g.target, 200)}${g.era ? ` [${g.era}]` : ''} ${safeClip(g.check, 200)}: directly ${LABEL[g.direct]}, via the gateway ${LABEL[g.via]}`,
+    (g) =>
+      `  ${safeClip(g.target, 200)}${g.era ? ` [${g.era}]` : ''} ${safeClip(g.check, 200)}: directly ${LABEL[g.direct]}, via the gateway ${LABEL[g.via]}`,
   );
   return [
     `Results matrix: ${m.columns.length} columns, ${m.rows.length} checks, ${formatDuration(m.durationMs)}`,

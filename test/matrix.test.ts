@@ -1,0 +1,121 @@
+/**
+ * The results matrix (`mcp-conformance matrix`): matrix.json against its
+ * published schema (model/matrix.schema.json), the spec authors' view
+ * (`--spec-dir` with one sentence changed, then `--compare`: exactly the
+ * verdicts of the check quoting it move), and the gateway view (the
+ * transparent gateway changes nothing; the faulty one's changes are listed,
+ * and the run exits 1). The CLI as a user runs it (the built dist/).
+ */
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import type { MatrixMove, MatrixResult } from '../model/matrix.js';
+import { ROOT, runCli, tempDir } from './helpers.js';
+
+const GATEWAY = join(ROOT, 'fixtures/servers/gateway/stdio.js');
+const SDK2 = join(ROOT, 'fixtures/servers/sdk2/stdio.js');
+
+/** matrix.json, checked against the published schema. */
+export function readValidMatrix(dir: string): MatrixResult {
+  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'model/matrix.schema.json'), 'utf8')) as object);
+  const m = JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as MatrixResult;
+  expect(validate(m), JSON.stringify(validate.errors, null, 2)).toBe(true);
+  return m;
+}
+
+function targetsFile(dir: string, yaml: string): string {
+  const file = join(dir, 'targets.yaml');
+  writeFileSync(file, yaml);
+  return file;
+}
+
+describe('matrix: the spec authors view', () => {
+  it('--compare of a run against a spec copy with one sentence changed lists exactly the verdicts of the check quoting it', async () => {
+    const dir = tempDir();
+    const spec = join(dir, 'spec-copy');
+    cpSync(join(ROOT, 'spec'), spec, { recursive: true });
+    cpSync(join(ROOT, 'schemas'), join(spec, 'schemas'), { recursive: true });
+    const page = join(spec, 'draft/server/tools.mdx');
+    const sentence = 'with the set of tools currently available to the requesting client';
+    const text = readFileSync(page, 'utf8');
+    expect(text).toContain(sentence);
+    writeFileSync(page, text.replace(sentence, 'with the set of tools available to the requesting client'));
+    const targets = targetsFile(
+      dir,
+      `targets:\n  - label: reference\n    server: reference\n  - label: sdk2-stdio\n    server: node ${SDK2}\n`,
+    );
+    const common = ['--jobs', '2', '--timeout', '5000', '--check', 'tools-list/*', '--check', 'ping/*'];
+    const before = await runCli(['matrix', targets, '--out', join(dir, 'before'), ...common], { timeoutMs: 120_000 });
+    expect(before.code, before.stderr).toBe(0);
+    const after = await runCli(['matrix', targets, '--out', join(dir, 'after'), '--spec-dir', spec, ...common], { timeoutMs: 120_000 });
+    expect(after.code, after.stderr).toBe(0);
+    const b = readValidMatrix(join(dir, 'before'));
+    const a = readValidMatrix(join(dir, 'after'));
+    expect(a.spec?.withheld).toEqual(['tools-list/result-schema']);
+    const moved = b.cells.filter((c) => c.check === 'tools-list/result-schema' && c.verdict !== 'not-observed');
+    expect(moved.map((c) => c.column).sort()).toEqual(['reference', 'sdk2-stdio']);
+
+    const compare = await runCli(['matrix', '--compare', join(dir, 'before/matrix.json'), join(dir, 'after/matrix.json'), '--json']);
+    expect(compare.code, compare.stderr).toBe(1);
+    const moves = JSON.parse(compare.stdout) as MatrixMove[];
+    expect(moves.map((m) => [m.column, m.check, m.before, m.after, m.worse])).toEqual(
+      moved.map((c) => [c.column, c.check, c.verdict, 'not-observed', true]).sort(),
+    );
+    expect(moves[0]!.detail).toContain('no longer holds');
+    const text2 = await runCli(['matrix', '--compare', join(dir, 'before/matrix.json'), join(dir, 'after/matrix.json')]);
+    expect(text2.stdout).toContain('worse   reference  tools-list/result-schema: pass → not observed');
+    expect(text2.stdout).toContain('2 verdicts moved, 2 worse.');
+    // Nothing moved: exit 0.
+    const same = await runCli(['matrix', '--compare', join(dir, 'before/matrix.json'), join(dir, 'before/matrix.json')]);
+    expect([same.code, same.stdout]).toEqual([0, 'No verdict moved.']);
+    // The withheld verdict's reason reaches the target's own report.
+    const report = JSON.parse(readFileSync(join(dir, 'after/targets/reference/results.json'), 'utf8')) as MatrixResult & {
+      checks: Array<{ id: string; results: Array<{ reason?: string }> }>;
+    };
+    expect(report.checks.find((c) => c.id === 'tools-list/result-schema')!.results[0]!.reason).toContain('verdict withheld');
+  }, 300_000);
+});
+
+describe('matrix: the gateway view', () => {
+  it('the transparent gateway changes no verdict; the faulty one (error ids rewritten to null) has its changes shown, and the run exits 1', async () => {
+    const dir = tempDir();
+    const targets = targetsFile(
+      dir,
+      [
+        'targets:',
+        '  - label: ref-gateway',
+        '    server: reference',
+        `    via: node ${GATEWAY} --`,
+        '  - label: ref-faulty-gateway',
+        '    server: reference',
+        `    via: node ${GATEWAY} --fault error-id-null --`,
+        '',
+      ].join('\n'),
+    );
+    const checks = ['ping/*', 'tools-list/*', 'error-codes/*', 'resources/not-found'].flatMap((c) => ['--check', c]);
+    const r = await runCli(['matrix', targets, '--out', join(dir, 'out'), '--jobs', '2', '--timeout', '3000', ...checks], {
+      timeoutMs: 200_000,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const m = readValidMatrix(join(dir, 'out'));
+    expect(m.columns.map((c) => c.id)).toEqual([
+      'ref-gateway',
+      'ref-gateway via gateway',
+      'ref-faulty-gateway',
+      'ref-faulty-gateway via gateway',
+    ]);
+    expect(m.gatewayChanges.filter((g) => g.target === 'ref-gateway')).toEqual([]);
+    const faulty = m.gatewayChanges.filter((g) => g.target === 'ref-faulty-gateway');
+    expect(faulty.map((g) => g.check)).toEqual(expect.arrayContaining(['resources/not-found']));
+    for (const g of faulty) expect(g.direct).toBe('pass');
+    expect(r.stdout).toContain(`Verdicts the gateway changed (${faulty.length}):`);
+    expect(r.stdout).toContain('ref-faulty-gateway [modern] resources/not-found: directly pass, via the gateway fail');
+    const html = readFileSync(join(dir, 'out/matrix.html'), 'utf8');
+    expect(html).toContain(`Verdicts the gateway changed (${faulty.length})`);
+    expect(html.match(/<td class="cell [^"]* changed"/g)).toHaveLength(faulty.length);
+  }, 300_000);
+});
