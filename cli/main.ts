@@ -9,13 +9,12 @@
  * SUBCOMMANDS below (cli/subcommand.ts parses them on their own).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadBaseline, type Baseline } from '../engine/baseline.js';
 import { findConfig, loadConfig, resolveSecrets } from '../engine/config.js';
 import { DEFAULTS, NOTIFICATION_TIMEOUT_MS, SPEC_CHOICES, toolVersion } from '../engine/run.js';
 import { parseShard, type Shard } from '../engine/shard.js';
 import { expandServer } from '../engine/reference.js';
-import { packageRoot } from '../harness/paths.js';
 import { splitCommand } from '../harness/argv.js';
 import { killAllServers } from '../harness/process.js';
 import { abortedResult, runConformance, type ConformanceOptions } from '../lib/index.js';
@@ -28,7 +27,6 @@ import { registerMatrix } from './matrix.js';
 import { dispatchSubcommand, type RegisterSubcommand } from './subcommand.js';
 import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
-import { shellWord } from '../render/text.js';
 import { deliver } from './output.js';
 import { liveProgress } from './progress.js';
 

@@ -255,8 +255,7 @@ function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' |
   try {
     // Fields a selected check owns are that check's to judge, not the schema checks'.
     const setAside = [...new Set(checks.flatMap((c) => c.resultFields ?? []))];
-    const fromDir = (rev: string) =>
-      o.schemaDir && existsSync(join(o.schemaDir, rev, 'schema.json')) ? join(o.schemaDir, rev, 'schema.json') : undefined;
+    const fromDir = (rev: string) => schemaIn(o.schemaDir, rev);
     schema = ProtocolSchema.load(modernRevision, (mode === 'legacy' ? undefined : o.schemaPath) ?? fromDir(modernRevision), { setAside });
     legacySchema = ProtocolSchema.load(LEGACY_REVISION, (mode === 'legacy' ? o.schemaPath : undefined) ?? fromDir(LEGACY_REVISION), {
       setAside,
@@ -278,6 +277,12 @@ function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' |
     legacySchema,
     argumentSettings,
   };
+}
+
+/** `<dir>/<revision>/schema.json`, where a spec copy's schemas folder has it. */
+function schemaIn(dir: string | undefined, revision: string): string | undefined {
+  const file = dir === undefined ? undefined : join(dir, revision, 'schema.json');
+  return file && existsSync(file) ? file : undefined;
 }
 
 /** One signal for "stop now": the user's interrupt or the run deadline. */
