@@ -90,6 +90,7 @@ async function matrix(files: string[], f: MatrixFlags): Promise<number> {
       jobs: f.jobs,
       deadlineMs: f.deadline,
       run: runTargetArgv,
+      aborted: (cause) => abortedResult(cause),
       commonArgs: [...(f.timeout ? ['--timeout', String(f.timeout)] : []), ...f.check.flatMap((c) => ['--check', c])],
       ...(f.specDir ? { specDir: resolve(f.specDir) } : {}),
       ...(f.schema ? { schema: resolve(f.schema) } : {}),

@@ -16,7 +16,8 @@
  * Placeholders, expanded for each run of a target: `{port}` a free loopback
  * port, `{tmp}` a fresh temporary folder (removed after the run), `{dir}` the
  * targets file's folder, `{bin:<package>:<name>}` the file an installed
- * package's `bin` entry names (resolved from the targets file's folder).
+ * package's `bin` entry names (resolved from the targets file's folder, else
+ * from the current folder).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -96,12 +97,23 @@ export interface Placeholders {
   dispose: () => void;
 }
 
+/** An installed package's package.json, looked up from each folder in turn. */
+function resolvePackage(pkg: string, from: string[]): string {
+  for (const dir of from) {
+    try {
+      return createRequire(join(dir, 'targets.js')).resolve(`${pkg}/package.json`);
+    } catch {
+      // Not installed there: the next folder.
+    }
+  }
+  throw new Error(`{bin:${pkg}:…}: the package ${pkg} is not installed (looked from ${from.join(', ')})`);
+}
+
 export async function placeholders(dir: string): Promise<Placeholders> {
   const port = await freePort();
   let tmp: string | undefined;
-  const req = createRequire(join(dir, 'targets.js'));
   const bin = (pkg: string, name: string) => {
-    const manifest = req.resolve(`${pkg}/package.json`);
+    const manifest = resolvePackage(pkg, [dir, process.cwd()]);
     const bins = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: Record<string, string> | string }).bin;
     const file = typeof bins === 'string' ? bins : bins?.[name];
     if (!file) throw new Error(`${pkg} has no bin named ${name}`);

@@ -44,6 +44,8 @@ export interface MatrixOptions {
   jobs: number;
   deadlineMs: number;
   run: TargetRunner;
+  /** The result of a run that could not start (e.g. a placeholder that cannot be expanded). */
+  aborted: (cause: string) => RunResult;
   /** Flags every target's run gets before its own (e.g. --timeout, --check). */
   commonArgs?: string[];
   specDir?: string;

@@ -72,7 +72,7 @@ table.meta td { padding: .1rem .8rem .1rem 0; vertical-align: top; }
 .counts span { display:inline-block; margin-right: 1rem; }
 #filter { position: sticky; top: 0; background: #fff; padding: .5rem 0; border-bottom: 1px solid #eaecf0; z-index: 1; }
 #filter label { margin-right: 1rem; white-space: nowrap; }
-.check { border-left: 4px solid #eaecf0; margin: .35rem 0; padding: .15rem .6rem; }
+.check { border-left: 4px solid #eaecf0; margin: .35rem 0; padding: .15rem .6rem; scroll-margin-top: 3.5rem; }
 .check > summary { cursor: pointer; list-style: none; }
 .check > summary::-webkit-details-marker { display: none; }
 .v-fail { border-color: var(--fail); } .v-warn { border-color: var(--warn); } .v-pass { border-color: var(--pass); }

@@ -8,24 +8,13 @@
  */
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import type { MatrixMove, MatrixResult } from '../model/matrix.js';
+import { readValidMatrix } from './matrix-helpers.js';
 import { ROOT, runCli, tempDir } from './helpers.js';
 
 const GATEWAY = join(ROOT, 'fixtures/servers/gateway/stdio.js');
 const SDK2 = join(ROOT, 'fixtures/servers/sdk2/stdio.js');
-
-/** matrix.json, checked against the published schema. */
-export function readValidMatrix(dir: string): MatrixResult {
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
-  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-  const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'model/matrix.schema.json'), 'utf8')) as object);
-  const m = JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as MatrixResult;
-  expect(validate(m), JSON.stringify(validate.errors, null, 2)).toBe(true);
-  return m;
-}
 
 function targetsFile(dir: string, yaml: string): string {
   const file = join(dir, 'targets.yaml');
