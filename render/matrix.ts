@@ -51,6 +51,7 @@ td.changed { background: #fef0c7; outline: 2px solid #b54708; }
 .level { font-size: .75rem; color: #475467; margin-left: .3rem; }
 .counts span { display: block; font-weight: 400; font-size: .75rem; }
 .via { color: #b54708; font-size: .75rem; display: block; }
+.era { color: #475467; font-size: .75rem; display: block; font-weight: 400; }
 .hidden { display: none; }
 `;
 
@@ -98,6 +99,7 @@ function columnHead(c: MatrixColumn): string {
   return [
     `<th class="column" data-column="${h(c.id, 300)}" data-era="${h(c.era ?? '', 50)}" title="${h(title, 2000)}">`,
     `<a href="${h(c.reports.html, 500)}">${h(c.id, 300)}</a>`,
+    c.era && !c.id.includes(`[${c.era}]`) ? `<span class="era">${h(c.era, 20)} era</span>` : '',
     c.variant === 'via' ? '<span class="via">via gateway</span>' : '',
     c.aborted !== undefined ? `<span class="v-fail" title="${h(c.aborted, 2000)}">could not run</span>` : '',
     `<span class="counts">${counts.map(([v, n]) => `<span class="v-${v}" data-count="${v}">${MARK[v]} ${n} ${LABEL[v]}</span>`).join('')}</span>`,

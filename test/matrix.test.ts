@@ -23,7 +23,7 @@ function targetsFile(dir: string, yaml: string): string {
 }
 
 describe('matrix: the spec authors view', () => {
-  it('--compare of a run against a spec copy with one sentence changed lists exactly the verdicts of the check quoting it', async () => {
+  it('--compare against a spec copy with one sentence changed, or a schema field made required, lists exactly the verdicts that moved', async () => {
     const dir = tempDir();
     const spec = join(dir, 'spec-copy');
     cpSync(join(ROOT, 'spec'), spec, { recursive: true });
@@ -61,6 +61,28 @@ describe('matrix: the spec authors view', () => {
     // Nothing moved: exit 0.
     const same = await runCli(['matrix', '--compare', join(dir, 'before/matrix.json'), join(dir, 'before/matrix.json')]);
     expect([same.code, same.stdout]).toEqual([0, 'No verdict moved.']);
+    // A schema field made required (Tool.icons, which neither server sends): exactly the verdicts that judge it move, to fail.
+    const schemaCopy = join(dir, 'schema-copy');
+    cpSync(join(ROOT, 'spec'), schemaCopy, { recursive: true });
+    cpSync(join(ROOT, 'schemas'), join(schemaCopy, 'schemas'), { recursive: true });
+    const schemaFile = join(schemaCopy, 'schemas/2026-07-28/schema.json');
+    const schema = JSON.parse(readFileSync(schemaFile, 'utf8')) as { $defs: Record<string, { required: string[] }> };
+    schema.$defs.Tool!.required.push('icons');
+    writeFileSync(schemaFile, JSON.stringify(schema));
+    const req = await runCli(['matrix', targets, '--out', join(dir, 'required'), '--spec-dir', schemaCopy, ...common], {
+      timeoutMs: 120_000,
+    });
+    expect(req.code, req.stderr).toBe(0);
+    const rq = readValidMatrix(join(dir, 'required'));
+    expect(rq.spec?.withheld).toEqual([]);
+    const icons = rq.cells.filter((c) => c.detail?.includes('icons'));
+    expect(icons.map((c) => c.column)).toEqual(expect.arrayContaining(['reference', 'sdk2-stdio']));
+    const cmp = await runCli(['matrix', '--compare', join(dir, 'before/matrix.json'), join(dir, 'required/matrix.json'), '--json']);
+    expect(cmp.code, cmp.stderr).toBe(1);
+    const moved2 = (JSON.parse(cmp.stdout) as MatrixMove[]).map((m) => [m.column, m.check, m.before, m.after]);
+    const key = (c: { column: string; check: string }) => b.cells.find((x) => x.column === c.column && x.check === c.check)?.verdict;
+    expect(moved2.sort()).toEqual(icons.map((c) => [c.column, c.check, key(c), 'fail']).sort());
+    expect(icons.every((c) => key(c) === 'pass')).toBe(true);
     // The withheld verdict's reason reaches the target's own report.
     const report = JSON.parse(readFileSync(join(dir, 'after/targets/reference/results.json'), 'utf8')) as MatrixResult & {
       checks: Array<{ id: string; results: Array<{ reason?: string }> }>;
