@@ -25,6 +25,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { shellWord } from '../render/text.js';
 import type { TargetSpec } from '../model/matrix.js';
 import { expandServer } from './reference.js';
 
@@ -93,7 +94,8 @@ function freePort(): Promise<number> {
 
 /** One run's values of the placeholders, and how to clean up after it. */
 export interface Placeholders {
-  expand: (text: string) => string;
+  /** `text` with its placeholders expanded (`command`: each value as one shell word, for a server or gateway command). */
+  expand: (text: string, command?: boolean) => string;
   dispose: () => void;
 }
 
@@ -120,12 +122,14 @@ export async function placeholders(dir: string): Promise<Placeholders> {
     return join(dirname(manifest), file);
   };
   return {
-    expand: (text) =>
+    expand: (text, command = false) =>
       text.replace(/\{(port|tmp|dir|bin:([^:}]+):([^}]+))\}/g, (_m, what: string, pkg?: string, name?: string) => {
-        if (what === 'port') return String(port);
-        if (what === 'dir') return dir;
-        if (what === 'tmp') return (tmp ??= mkdtempSync(join(tmpdir(), 'mcpc-matrix-')));
-        return bin(pkg!, name!);
+        let value: string;
+        if (what === 'port') value = String(port);
+        else if (what === 'dir') value = dir;
+        else if (what === 'tmp') value = tmp ??= mkdtempSync(join(tmpdir(), 'mcpc-matrix-'));
+        else value = bin(pkg!, name!);
+        return command ? shellWord(value) : value;
       }),
     dispose: () => {
       if (tmp) rmSync(tmp, { recursive: true, force: true });
@@ -137,8 +141,8 @@ export async function placeholders(dir: string): Promise<Placeholders> {
 export function targetArgv(t: TargetSpec, dir: string, p: Placeholders, variant: 'direct' | 'via'): string[] {
   const argv: string[] = [];
   if (t.server !== undefined) {
-    const server = expandServer(p.expand(t.server));
-    argv.push('--server', variant === 'via' ? `${expandServer(p.expand(t.via!))} ${server}` : server);
+    const server = expandServer(p.expand(t.server, true));
+    argv.push('--server', variant === 'via' ? `${expandServer(p.expand(t.via!, true))} ${server}` : server);
   }
   if (t.url !== undefined) argv.push('--url', p.expand(t.url));
   for (const [k, v] of Object.entries(t.env ?? {})) argv.push('--env', `${k}=${p.expand(v)}`);

@@ -124,6 +124,9 @@ async function runUnit(u: Unit, o: MatrixOptions, signal: AbortSignal, started: 
       deadlineMs: Math.max(1, o.deadlineMs - (Date.now() - started)),
       ...(schemaDir ? { schemaDir } : {}),
     });
+  } catch (err) {
+    // A placeholder that cannot be expanded: this target cannot run; the others go on.
+    return o.aborted(`target ${u.target.label}: ${(err as Error).message}`);
   } finally {
     p.dispose();
   }

@@ -130,3 +130,38 @@ describe('matrix: the gateway view', () => {
     expect(html.match(/<td class="cell [^"]* changed"/g)).toHaveLength(faulty.length);
   }, 300_000);
 });
+
+describe('matrix: bad input', () => {
+  it('a bad targets file, missing or extra files: one line, exit 2', async () => {
+    const dir = tempDir();
+    const bad = targetsFile(dir, 'targets:\n  - label: x\n    servr: reference\n');
+    const r = await runCli(['matrix', bad, '--out', join(dir, 'out')]);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `mcp-conformance matrix: ${bad}: targets[0].servr: unknown key (known: label, server, url, env, config, cwd, flags, via)`,
+    ]);
+    const none = targetsFile(dir, 'targets:\n  - label: x\n    via: node gw.js --\n');
+    expect((await runCli(['matrix', none])).stderr).toBe(`mcp-conformance matrix: ${none}: targets[0]: needs a server or a url`);
+    expect((await runCli(['matrix', join(dir, 'missing.yaml')])).code).toBe(2);
+    const two = await runCli(['matrix', '--compare', bad]);
+    expect([two.code, two.stderr]).toEqual([2, 'mcp-conformance matrix: --compare takes two matrix.json files: before and after']);
+  });
+
+  it('a target that cannot start: its column says why, the others run, exit 2', async () => {
+    const dir = tempDir();
+    const targets = targetsFile(
+      dir,
+      `targets:\n  - label: gone\n    server: node ${join(dir, 'no-such-server.js')}\n  - label: reference\n    server: reference\n  - label: no-bin\n    server: node {bin:no-such-package:x}\n`,
+    );
+    const r = await runCli(['matrix', targets, '--out', join(dir, 'out'), '--check', 'tools-list/result-schema'], {
+      timeoutMs: 60_000,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const m = readValidMatrix(join(dir, 'out'));
+    const by = Object.fromEntries(m.columns.map((c) => [c.id, c]));
+    expect(by.gone!.aborted).toBeDefined();
+    expect(by['no-bin']!.aborted).toContain('the package no-such-package is not installed');
+    expect(by.reference!.aborted).toBeUndefined();
+    expect(r.stdout).toMatch(/gone: could not run: /);
+  });
+});
