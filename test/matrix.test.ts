@@ -10,6 +10,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MatrixMove, MatrixResult } from '../model/matrix.js';
+import { renderMatrixHtml } from '../render/matrix.js';
 import { readValidMatrix } from './matrix-helpers.js';
 import { ROOT, runCli, tempDir } from './helpers.js';
 
@@ -163,5 +164,39 @@ describe('matrix: bad input', () => {
     expect(by['no-bin']!.aborted).toContain('the package no-such-package is not installed');
     expect(by.reference!.aborted).toBeUndefined();
     expect(r.stdout).toMatch(/gone: could not run: /);
+  });
+});
+
+describe('matrix.html: what a server sent stays text', () => {
+  it('markup in a detail, a command or a quote is escaped; the page has one script, ours', () => {
+    const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>"\'';
+    const m: MatrixResult = {
+      schemaVersion: 1,
+      tool: { name: 'mcp-conformance', version: '0' },
+      startedAt: new Date(0).toISOString(),
+      durationMs: 1,
+      columns: [
+        {
+          id: 't',
+          target: 't',
+          variant: 'direct',
+          transport: 'stdio',
+          command: evil,
+          revision: '2026-07-28',
+          era: 'modern',
+          reports: { json: 'a', junit: 'b', html: 'c.html' },
+          summary: { pass: 0, fail: 1, warn: 0, skip: 0, notObserved: 0, total: 1 },
+          exitCode: 1,
+        },
+      ],
+      rows: [{ id: 'a/b', area: 'a', title: evil, level: 'MUST', spec: { revision: 'draft', page: 'p', section: 's' }, requirement: evil }],
+      cells: [{ column: 't', check: 'a/b', verdict: 'fail', subjects: 1, detail: evil, href: 'c.html#check-a/b' }],
+      gatewayChanges: [{ target: 't', check: 'a/b', direct: 'pass', via: 'fail', detail: evil }],
+      exitCode: 1,
+    };
+    const html = renderMatrixHtml(m);
+    expect(html.match(/<script>/g)).toHaveLength(1);
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 });
