@@ -11,10 +11,11 @@
  *     cwd: '{tmp}'                         # the server's working folder (default: this file's folder)
  *     flags: [--spec, all]                 # further flags, as on the command line
  *     via: node gateway.js --              # a gateway: run with the server's command as its last arguments
+ *     viaUrl: http://127.0.0.1:{via-port}/mcp   # an HTTP server's gateway: the gateway's own URL
  * ```
  *
  * Placeholders, expanded for each run of a target: `{port}` a free loopback
- * port, `{tmp}` a fresh temporary folder (removed after the run), `{dir}` the
+ * port, `{via-port}` another one (for a gateway), `{tmp}` a fresh temporary folder (removed after the run), `{dir}` the
  * targets file's folder, `{bin:<package>:<name>}` the file an installed
  * package's `bin` entry names (resolved from the targets file's folder, else
  * from the current folder).
@@ -35,7 +36,7 @@ export interface LoadedTargets {
   targets: TargetSpec[];
 }
 
-const KEYS = new Set(['label', 'server', 'url', 'env', 'config', 'cwd', 'flags', 'via']);
+const KEYS = new Set(['label', 'server', 'url', 'env', 'config', 'cwd', 'flags', 'via', 'viaUrl']);
 
 function fail(path: string, where: string, why: string): never {
   throw new Error(`${path}: ${where}: ${why}`);
@@ -50,7 +51,7 @@ function targetOf(path: string, raw: unknown, i: number, seen: Set<string>): Tar
     fail(path, `${where}.label`, 'must be a name of letters, digits, ".", "_", "+" or "-"');
   if (seen.has(t.label)) fail(path, `${where}.label`, `"${t.label}" is used twice`);
   seen.add(t.label);
-  for (const k of ['server', 'url', 'config', 'cwd', 'via'])
+  for (const k of ['server', 'url', 'config', 'cwd', 'via', 'viaUrl'])
     if (t[k] !== undefined && typeof t[k] !== 'string') fail(path, `${where}.${k}`, 'must be a string');
   if (t.server === undefined && t.url === undefined) fail(path, where, 'needs a server or a url');
   if (t.flags !== undefined && (!Array.isArray(t.flags) || t.flags.some((f) => typeof f !== 'string')))
@@ -61,7 +62,9 @@ function targetOf(path: string, raw: unknown, i: number, seen: Set<string>): Tar
   )
     fail(path, `${where}.env`, 'must map names to strings');
   if (t.via !== undefined && t.server === undefined) fail(path, `${where}.via`, 'a gateway proxies a launched server: give a server');
-  if (t.via !== undefined && t.url !== undefined) fail(path, `${where}.via`, 'a gateway proxies a stdio server (no url)');
+  if (t.via !== undefined && t.url !== undefined && t.viaUrl === undefined)
+    fail(path, `${where}.viaUrl`, "a gateway of an HTTP server needs the gateway's own URL (viaUrl, e.g. with {via-port})");
+  if (t.viaUrl !== undefined && (t.via === undefined || t.url === undefined)) fail(path, `${where}.viaUrl`, 'goes with via and url');
   return t as unknown as TargetSpec;
 }
 
@@ -113,6 +116,7 @@ function resolvePackage(pkg: string, from: string[]): string {
 
 export async function placeholders(dir: string): Promise<Placeholders> {
   const port = await freePort();
+  const viaPort = await freePort();
   let tmp: string | undefined;
   const bin = (pkg: string, name: string) => {
     const manifest = resolvePackage(pkg, [dir, process.cwd()]);
@@ -123,9 +127,10 @@ export async function placeholders(dir: string): Promise<Placeholders> {
   };
   return {
     expand: (text, command = false) =>
-      text.replace(/\{(port|tmp|dir|bin:([^:}]+):([^}]+))\}/g, (_m, what: string, pkg?: string, name?: string) => {
+      text.replace(/\{(port|via-port|tmp|dir|bin:([^:}]+):([^}]+))\}/g, (_m, what: string, pkg?: string, name?: string) => {
         let value: string;
         if (what === 'port') value = String(port);
+        else if (what === 'via-port') value = String(viaPort);
         else if (what === 'dir') value = dir;
         else if (what === 'tmp') value = tmp ??= mkdtempSync(join(tmpdir(), 'mcpc-matrix-'));
         else value = bin(pkg!, name!);
@@ -144,7 +149,7 @@ export function targetArgv(t: TargetSpec, dir: string, p: Placeholders, variant:
     const server = expandServer(p.expand(t.server, true));
     argv.push('--server', variant === 'via' ? `${expandServer(p.expand(t.via!, true))} ${server}` : server);
   }
-  if (t.url !== undefined) argv.push('--url', p.expand(t.url));
+  if (t.url !== undefined) argv.push('--url', p.expand(variant === 'via' ? t.viaUrl! : t.url));
   for (const [k, v] of Object.entries(t.env ?? {})) argv.push('--env', `${k}=${p.expand(v)}`);
   if (t.config !== undefined) argv.push('--config', resolve(dir, p.expand(t.config)));
   argv.push(...(t.flags ?? []).map((f) => p.expand(f)));

@@ -30,6 +30,8 @@ export interface TargetSpec {
   flags?: string[];
   /** A gateway command that proxies the server: it is run with the server's command as its last arguments. */
   via?: string;
+  /** An HTTP server's gateway: the URL the gateway serves (the proxied run's `--url`). */
+  viaUrl?: string;
 }
 
 /** One column: one era of one target's run, directly or through its gateway. */

@@ -15,6 +15,7 @@ import { readValidMatrix } from './matrix-helpers.js';
 import { ROOT, runCli, tempDir } from './helpers.js';
 
 const GATEWAY = join(ROOT, 'fixtures/servers/gateway/stdio.js');
+const HTTP_GATEWAY = join(ROOT, 'fixtures/servers/gateway/http.js');
 const SDK2 = join(ROOT, 'fixtures/servers/sdk2/stdio.js');
 
 function targetsFile(dir: string, yaml: string): string {
@@ -93,7 +94,7 @@ describe('matrix: the spec authors view', () => {
 });
 
 describe('matrix: the gateway view', () => {
-  it('the transparent gateway changes no verdict; the faulty one (error ids rewritten to null) has its changes shown, and the run exits 1', async () => {
+  it('the transparent gateways (stdio, HTTP) change no verdict; the faulty ones (error ids rewritten to null, MCP-Protocol-Version dropped) have their changes shown, and the run exits 1', async () => {
     const dir = tempDir();
     const targets = targetsFile(
       dir,
@@ -105,6 +106,16 @@ describe('matrix: the gateway view', () => {
         '  - label: ref-faulty-gateway',
         '    server: reference',
         `    via: node ${GATEWAY} --fault error-id-null --`,
+        '  - label: ref-http-gateway',
+        '    server: reference --http {port}',
+        '    url: http://127.0.0.1:{port}/mcp',
+        `    via: node ${HTTP_GATEWAY} --listen {via-port} --upstream http://127.0.0.1:{port}/mcp --`,
+        '    viaUrl: http://127.0.0.1:{via-port}/mcp',
+        '  - label: ref-http-faulty-gateway',
+        '    server: reference --http {port}',
+        '    url: http://127.0.0.1:{port}/mcp',
+        `    via: node ${HTTP_GATEWAY} --fault drop-protocol-version --listen {via-port} --upstream http://127.0.0.1:{port}/mcp --`,
+        '    viaUrl: http://127.0.0.1:{via-port}/mcp',
         '',
       ].join('\n'),
     );
@@ -114,21 +125,25 @@ describe('matrix: the gateway view', () => {
     });
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const m = readValidMatrix(join(dir, 'out'));
-    expect(m.columns.map((c) => c.id)).toEqual([
-      'ref-gateway',
-      'ref-gateway via gateway',
-      'ref-faulty-gateway',
-      'ref-faulty-gateway via gateway',
-    ]);
-    expect(m.gatewayChanges.filter((g) => g.target === 'ref-gateway')).toEqual([]);
+    expect(m.columns.map((c) => c.id)).toEqual(
+      ['ref-gateway', 'ref-faulty-gateway', 'ref-http-gateway', 'ref-http-faulty-gateway'].flatMap((t) => [t, `${t} via gateway`]),
+    );
+    expect(m.gatewayChanges.filter((g) => g.target === 'ref-gateway' || g.target === 'ref-http-gateway')).toEqual([]);
+    expect(m.columns.find((c) => c.id === 'ref-http-gateway via gateway')!.summary).toEqual(
+      m.columns.find((c) => c.id === 'ref-http-gateway')!.summary,
+    );
+    // HTTP: without MCP-Protocol-Version the server refuses the gateway's requests; the checks after discovery cannot judge.
+    const http = m.gatewayChanges.filter((g) => g.target === 'ref-http-faulty-gateway');
+    expect(http.find((g) => g.check === 'tools-list/result-schema')).toMatchObject({ direct: 'pass', via: 'not-observed' });
+    const all = m.gatewayChanges.length;
     const faulty = m.gatewayChanges.filter((g) => g.target === 'ref-faulty-gateway');
     expect(faulty.map((g) => g.check)).toEqual(expect.arrayContaining(['resources/not-found']));
     for (const g of faulty) expect(g.direct).toBe('pass');
-    expect(r.stdout).toContain(`Verdicts the gateway changed (${faulty.length}):`);
+    expect(r.stdout).toContain(`Verdicts the gateway changed (${all}):`);
     expect(r.stdout).toContain('ref-faulty-gateway [modern] resources/not-found: directly pass, via the gateway fail');
     const html = readFileSync(join(dir, 'out/matrix.html'), 'utf8');
-    expect(html).toContain(`Verdicts the gateway changed (${faulty.length})`);
-    expect(html.match(/<td class="cell [^"]* changed"/g)).toHaveLength(faulty.length);
+    expect(html).toContain(`Verdicts the gateway changed (${all})`);
+    expect(html.match(/<td class="cell [^"]* changed"/g)).toHaveLength(all);
   }, 300_000);
 });
 
@@ -139,7 +154,7 @@ describe('matrix: bad input', () => {
     const r = await runCli(['matrix', bad, '--out', join(dir, 'out')]);
     expect([r.code, r.stderr]).toEqual([
       2,
-      `mcp-conformance matrix: ${bad}: targets[0].servr: unknown key (known: label, server, url, env, config, cwd, flags, via)`,
+      `mcp-conformance matrix: ${bad}: targets[0].servr: unknown key (known: label, server, url, env, config, cwd, flags, via, viaUrl)`,
     ]);
     const none = targetsFile(dir, 'targets:\n  - label: x\n    via: node gw.js --\n');
     expect((await runCli(['matrix', none])).stderr).toBe(`mcp-conformance matrix: ${none}: targets[0]: needs a server or a url`);
