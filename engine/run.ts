@@ -56,7 +56,10 @@ export interface RunOptions {
   probeTimeoutMs?: number;
   /** Validate against this schema file instead of the bundled one. */
   schemaPath?: string;
-  /** A spec working copy's schemas folder: `<revision>/schema.json` there, where it exists, replaces the bundled one (`schemaPath` wins). */
+  /**
+   * A spec working copy's schemas folder: `<revision>/schema.json` there (a modern revision: else `draft/schema.json`),
+   * where it exists, replaces the bundled one (`schemaPath` wins).
+   */
   schemaDir?: string;
   /** Check ids or globs; empty selects every check. */
   checks?: string[];
@@ -279,10 +282,11 @@ function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' |
   };
 }
 
-/** `<dir>/<revision>/schema.json`, where a spec copy's schemas folder has it. */
+/** `<dir>/<revision>/schema.json` where a spec copy's schemas folder has it (a modern revision: else its `draft/`). */
 function schemaIn(dir: string | undefined, revision: string): string | undefined {
-  const file = dir === undefined ? undefined : join(dir, revision, 'schema.json');
-  return file && existsSync(file) ? file : undefined;
+  if (dir === undefined) return undefined;
+  const folders = revision === LEGACY_REVISION ? [revision] : [revision, 'draft'];
+  return folders.map((f) => join(dir, f, 'schema.json')).find((file) => existsSync(file));
 }
 
 /** One signal for "stop now": the user's interrupt or the run deadline. */
