@@ -182,6 +182,17 @@ describe('matrix: bad input', () => {
   });
 });
 
+describe('matrix: --deadline', () => {
+  it('bounds the whole matrix: a run still going at the deadline ends with what it had, its column says so, exit 2', async () => {
+    const dir = tempDir();
+    const targets = targetsFile(dir, 'targets:\n  - label: reference\n    server: reference\n');
+    const r = await runCli(['matrix', targets, '--out', join(dir, 'out'), '--deadline', '1500'], { timeoutMs: 60_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const m = readValidMatrix(join(dir, 'out'));
+    expect(m.columns[0]!.aborted).toMatch(/deadline of 1.5 s was reached/);
+  });
+});
+
 describe('matrix.html: what a server sent stays text', () => {
   it('markup in a detail, a command or a quote is escaped; the page has one script, ours', () => {
     const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>"\'';
