@@ -3,17 +3,8 @@
  * `reference` shorthand, `--header` and `--env` values. A bad value
  * throws one line (the caller reports it as a usage error).
  */
-import { join } from 'node:path';
-import { packageRoot, splitCommand } from '../engine/host.js';
-import { shellWord } from '../render/text.js';
-
-/** `reference [args]`: the bundled reference server. */
-export function expandServer(command: string): string {
-  const words = splitCommand(command);
-  if (words[0] !== 'reference') return command;
-  const server = join(packageRoot(), 'fixtures', 'servers', 'reference', 'server.js');
-  return [process.execPath, server, ...words.slice(1)].map(shellWord).join(' ');
-}
+// The `reference` shorthand has one home, the engine's (the matrix's targets file names it too).
+export { expandServer } from '../engine/reference.js';
 
 /** `--header "Name: value"` values. */
 export function parseHeaders(list: string[]): Record<string, string> {

@@ -21,6 +21,7 @@ import { registerCoverage, registerQuotes } from './coverage.js';
 import { registerDiff } from './diff.js';
 import { registerList } from './list.js';
 import { registerMerge } from './merge.js';
+import { registerMatrix } from './matrix.js';
 import { dispatchSubcommand, type RegisterSubcommand } from './subcommand.js';
 import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
@@ -30,7 +31,15 @@ import { registerInit } from './init.js';
 import { liveProgress } from './progress.js';
 
 // Subcommands, one cli/<name>.ts each: parsed on their own (cli/subcommand.ts), so the run's options never swallow theirs.
-const SUBCOMMANDS: RegisterSubcommand[] = [registerList, registerCoverage, registerQuotes, registerDiff, registerMerge, registerInit];
+const SUBCOMMANDS: RegisterSubcommand[] = [
+  registerList,
+  registerCoverage,
+  registerQuotes,
+  registerDiff,
+  registerMerge,
+  registerInit,
+  registerMatrix,
+];
 const SUBCOMMAND_HELP = `
 Commands (each with --help):
   list [--check GLOB] [--spec PAGE[#SECTION]|GLOB] [--json]
@@ -41,6 +50,8 @@ Commands (each with --help):
   merge <results.json>... [--junit P] [--json P] [--html P] [--baseline F]
                                                         one set of reports from --shard runs
   init --server CMD | --url URL [--output P] [--force]  write an annotated configuration file for the server
+  matrix <targets.yaml> [--out DIR] [--spec-dir P] | --compare <before.json> <after.json>
+                                                        many servers side by side (matrix.json, matrix.html)
   help <command>                                        a command's options`;
 
 export const DEFAULT_JUNIT = 'reports/junit.xml';
@@ -49,7 +60,7 @@ export const DEFAULT_HTML = 'reports/report.html';
 /** Report writing gets what is left of --deadline, at least the first and at most the second figure. */
 const REPORT_TIME_MS = [2_000, 10_000] as const;
 
-interface Flags {
+export interface Flags {
   config?: string;
   server?: string;
   url?: string;
@@ -109,7 +120,7 @@ const shardValue = (value: string) => {
   }
 };
 
-function program(): Command {
+export function program(): Command {
   return generationOptions(targetOptions(new Command('mcp-conformance')));
 }
 
@@ -266,7 +277,7 @@ export function flagValue(argv: string[], name: string): string | undefined {
 }
 
 /** What the run needs beyond its flags: the config file, secrets resolved, the baseline. */
-interface Prepared {
+export interface Prepared {
   headers: Record<string, string>;
   env: Record<string, string>;
   loaded?: LoadedConfig;
@@ -301,7 +312,7 @@ async function parseFlags(argv: string[], cmd: Command): Promise<Flags | number>
 }
 
 /** The config file, the server command, secrets and the baseline; throws a UsageError. */
-function prepare(flags: Flags): Prepared {
+export function prepare(flags: Flags): Prepared {
   const configPath = flags.config ?? findConfig(process.cwd());
   const loaded = configPath ? loadConfig(configPath) : undefined;
   const server = loaded?.config.server;
@@ -327,7 +338,7 @@ function prepare(flags: Flags): Prepared {
 }
 
 /** The library's options for these flags. */
-function runOptions(flags: Flags, p: Prepared, argv: string[]): ConformanceOptions {
+export function runOptions(flags: Flags, p: Prepared, argv: string[]): ConformanceOptions {
   return {
     command: flags.server,
     url: flags.url,

@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomInt } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import {
@@ -76,6 +76,11 @@ export interface RunOptions {
   probeTimeoutMs?: number;
   /** Validate against this schema file instead of the bundled one. */
   schemaPath?: string;
+  /**
+   * A spec working copy's schemas folder: `<revision>/schema.json` there (a modern revision: else `draft/schema.json`),
+   * where it exists, replaces the bundled one (`schemaPath` wins).
+   */
+  schemaDir?: string;
   /** Check ids or globs; empty selects every check. */
   checks?: string[];
   strict?: boolean;
@@ -279,8 +284,11 @@ function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' |
   try {
     // Fields a selected check owns are that check's to judge, not the schema checks'.
     const setAside = [...new Set(checks.flatMap((c) => c.resultFields ?? []))];
-    schema = ProtocolSchema.load(modernRevision, mode === 'legacy' ? undefined : o.schemaPath, { setAside });
-    legacySchema = ProtocolSchema.load(LEGACY_REVISION, mode === 'legacy' ? o.schemaPath : undefined, { setAside });
+    const fromDir = (rev: string) => schemaIn(o.schemaDir, rev);
+    schema = ProtocolSchema.load(modernRevision, (mode === 'legacy' ? undefined : o.schemaPath) ?? fromDir(modernRevision), { setAside });
+    legacySchema = ProtocolSchema.load(LEGACY_REVISION, (mode === 'legacy' ? o.schemaPath : undefined) ?? fromDir(LEGACY_REVISION), {
+      setAside,
+    });
   } catch (err) {
     return fail((err as Error).message);
   }
@@ -298,6 +306,13 @@ function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' |
     legacySchema,
     argumentSettings,
   };
+}
+
+/** `<dir>/<revision>/schema.json` where a spec copy's schemas folder has it (a modern revision: else its `draft/`). */
+function schemaIn(dir: string | undefined, revision: string): string | undefined {
+  if (dir === undefined) return undefined;
+  const folders = revision === LEGACY_REVISION ? [revision] : [revision, 'draft'];
+  return folders.map((f) => join(dir, f, 'schema.json')).find((file) => existsSync(file));
 }
 
 /** One signal for "stop now": the user's interrupt or the run deadline. */

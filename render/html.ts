@@ -49,11 +49,17 @@ function h(value: unknown, max = FIELD_CHARS, multiline = true): string {
 }
 
 /** A check's verdict for the filter: `expected` when all its fails and warns are in the baseline. */
-function checkVerdict(c: CheckResult): Verdict | 'expected' {
+export function checkVerdict(c: CheckResult): Verdict | 'expected' {
   const v = overallVerdict(c.results);
   const problems = c.results.filter((r) => r.verdict === 'fail' || r.verdict === 'warn');
   if ((v === 'fail' || v === 'warn') && problems.every((r) => r.expected)) return 'expected';
   return c.results.length === 0 ? 'skip' : v;
+}
+
+/** The id of a check's element in the report (with `--spec all`, per era): `check-<id>`, `legacy-check-<id>`. */
+/** The anchor of a check's details in the report: `check-<id>`, qualified by the era with --spec all (links from the recap and the matrix). */
+export function checkAnchor(id: string, era?: string): string {
+  return `check-${era ? `${era}-` : ''}${id}`.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
 const FILTERS: Array<Verdict | 'expected'> = [...VERDICTS, 'expected'];
@@ -71,7 +77,7 @@ table.meta td { padding: .1rem .8rem .1rem 0; vertical-align: top; }
 .counts span { display:inline-block; margin-right: 1rem; }
 #filter { position: sticky; top: 0; background: #fff; padding: .5rem 0; border-bottom: 1px solid #eaecf0; z-index: 1; }
 #filter label { margin-right: 1rem; white-space: nowrap; }
-.check { border-left: 4px solid #eaecf0; margin: .35rem 0; padding: .15rem .6rem; }
+.check { border-left: 4px solid #eaecf0; margin: .35rem 0; padding: .15rem .6rem; scroll-margin-top: 3.5rem; }
 .check > summary { cursor: pointer; list-style: none; }
 .check > summary::-webkit-details-marker { display: none; }
 .v-fail { border-color: var(--fail); } .v-warn { border-color: var(--warn); } .v-pass { border-color: var(--pass); }
@@ -129,7 +135,7 @@ export function renderHtml(run: RunResult): string {
     if (run.eras) body.push(`<h2>${h(part.revision)}${part.era ? ` (${h(part.era.era)} era)` : ''}</h2>`);
     for (const [area, checks] of groupByArea(part.checks)) {
       body.push(`<section class="area" data-area="${h(area, 200, false)}"><h2>${h(area)}</h2>`);
-      for (const c of checks) body.push(checkHtml(c, run, run.eras ? part.revision : ''));
+      for (const c of checks) body.push(checkHtml(c, run, run.eras ? (part.era?.era ?? part.revision) : undefined));
       body.push('</section>');
     }
   }
@@ -197,22 +203,18 @@ function summary(run: RunResult): string {
   ].join('\n');
 }
 
-/** The anchor of a check's details (per era with --spec all). */
-function checkAnchor(id: string, revision: string): string {
-  return `check-${revision ? `${revision}-` : ''}${id}`.replace(/[^A-Za-z0-9_-]/g, '_');
-}
-
 /** Failures first: each unexpected fail and warn (linked to its details), and each stale baseline entry. */
 function problems(run: RunResult): string {
   const items: string[] = [];
   for (const part of run.eras ?? [run]) {
     const revision = run.eras ? part.revision : '';
+    const qualifier = run.eras ? (part.era?.era ?? part.revision) : undefined;
     for (const c of part.checks) {
       for (const r of c.results) {
         if ((r.verdict !== 'fail' && r.verdict !== 'warn') || r.expected) continue;
         const subject = r.subject === 'server' ? '' : ` [${h(r.subject, 300)}]`;
         items.push(
-          `<li data-verdict="${r.verdict}"><span class="mark m-${r.verdict}">${MARK[r.verdict]}</span><a href="#${checkAnchor(c.id, revision)}">${revision ? `${h(revision)} ` : ''}${h(c.id, 200)}${subject}</a> <span class="reason">${h(c.title, 400)}</span></li>`,
+          `<li data-verdict="${r.verdict}"><span class="mark m-${r.verdict}">${MARK[r.verdict]}</span><a href="#${h(checkAnchor(c.id, qualifier), 300, false)}">${revision ? `${h(revision)} ` : ''}${h(c.id, 200)}${subject}</a> <span class="reason">${h(c.title, 400)}</span></li>`,
         );
       }
     }
@@ -222,7 +224,7 @@ function problems(run: RunResult): string {
   return `<section id="problems"><h2>Failures and warnings first (${items.length})</h2><ul>${items.join('')}</ul></section>`;
 }
 
-function checkHtml(c: CheckResult, run: RunResult, revision: string): string {
+function checkHtml(c: CheckResult, run: RunResult, era?: string): string {
   const v = checkVerdict(c);
   const problem = v === 'fail' || v === 'warn';
   const counts = c.results.length > 1 ? ` <span class="counts-small">(${h(countsText(countVerdicts(c.results)))})</span>` : '';
@@ -233,7 +235,7 @@ function checkHtml(c: CheckResult, run: RunResult, revision: string): string {
       : '';
   const subjects = c.results.map((r) => subjectHtml(c, r, run)).join('\n');
   return [
-    `<details class="check v-${v}" id="${checkAnchor(c.id, revision)}" data-verdict="${v}" data-check="${h(c.id, 200, false)}"${problem ? ' open' : ''}>`,
+    `<details class="check v-${v}" id="${h(checkAnchor(c.id, era), 300, false)}" data-verdict="${v}" data-check="${h(c.id, 200, false)}"${problem ? ' open' : ''}>`,
     `<summary><span class="mark m-${v}">${MARK[v]}</span><span class="id">${h(c.id, 200)}</span> <span class="title">${h(c.title, 400)}</span>${counts}${inlineReason}</summary>`,
     `<div class="spec">Spec: <a href="${h(specUrl(c.spec), 500, false)}">${h(specText(c))}</a></div>`,
     `<blockquote class="quote">${h(c.requirement)}</blockquote>`,
