@@ -127,6 +127,8 @@ export interface RequestOptions {
   headerVersion?: string;
   /** Extra HTTP headers for this request. */
   headers?: Record<string, string>;
+  /** HTTP: told the answer's status and headers as soon as they arrive, before its body. */
+  onHeaders?: (http: HttpInfo) => void;
   /**
    * A request of another era (a legacy `initialize` sent to learn whether the
    * server speaks it): its answer is not validated against this era's schema
@@ -389,9 +391,10 @@ export class Session {
     const meta = this.profile.meta(opts.meta);
     const fullParams: JsonObject = { ...params };
     if (meta) fullParams._meta = { ...(params._meta as JsonObject | undefined), ...meta };
+    let answered: (http: HttpInfo) => void = () => {};
     const exchange = this.send(
       { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: fullParams },
-      { ...opts, timeoutMs: Infinity },
+      { ...opts, timeoutMs: Infinity, onHeaders: (http) => answered(http) },
       (frame) => (requestFrame = frame),
     );
     const filter = (params.notifications ?? {}) as JsonObject;
@@ -400,6 +403,7 @@ export class Session {
       return this.cancelledRequests.get(idKey(rid))?.frame;
     });
     sub.requestFrame = requestFrame;
+    answered = (http) => sub.answered(http);
     this.router.add(sub);
     return sub;
   }
@@ -706,6 +710,7 @@ export class Session {
         headers,
         signal: f.http.signal,
         era: this.profile.era,
+        ...(opts.onHeaders ? { onHeaders: opts.onHeaders } : {}),
       })
       .then((outcome) => {
         // On HTTP the POST is over: a request still waiting got no JSON-RPC response.
