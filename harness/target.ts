@@ -12,7 +12,7 @@ import { TransportError } from './errors.js';
 import { legacyClientProfile, legacyHandshake, type Handshake } from './legacy.js';
 import { HeaderMirror } from './header-mirror.js';
 import { HttpTransport } from './http.js';
-import { ServerProcess } from './process.js';
+import { ServerProcess, StopLedger } from './process.js';
 import { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { Session } from './session.js';
@@ -54,6 +54,8 @@ export class Target {
   private readonly headerMirror = new HeaderMirror();
   /** One record of silent tools and methods for every connection: at most one full timeout each. */
   readonly timeouts: TimeoutLedger;
+  /** One record of the shutdown steps the server ignores, for every connection: each waited out once. */
+  private readonly stops = new StopLedger();
 
   private constructor(readonly opts: TargetOptions) {
     this.kind = opts.url ? 'http' : 'stdio';
@@ -129,6 +131,7 @@ export class Target {
           redactor: o.redactor,
           maxMessageBytes: o.maxMessageBytes,
           shutdownGraceMs: o.shutdownGraceMs,
+          stops: this.stops,
         });
     const era = this.era;
     const profile: EraProfile = era.era === 'legacy' ? legacyClientProfile(era.schema) : modernProfile(o.revision, era.schema);

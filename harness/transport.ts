@@ -138,4 +138,6 @@ export interface Transport {
   close(): Promise<void>;
   /** stdio: how the server process ended when the connection was closed. */
   readonly shutdown?: StopOutcome;
+  /** stdio: close with every shutdown step waited out, whatever earlier stops of the run showed. */
+  fullStop?: boolean;
 }

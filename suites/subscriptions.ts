@@ -39,7 +39,6 @@ import type { WireFrame } from '../model/wire.js';
 import { whyNotCallableAsWritten } from './safety.js';
 import { beforeAcknowledgment, maySend, reportObservations, unrequested, untagged } from './subscription-observers.js';
 import type { ChangeTrigger } from '../model/config.js';
-import type { HttpInfo } from '../harness/transport.js';
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 const NO_TRIGGER = 'no listChanged.trigger in the configuration file: the suite cannot make the tool list change';
@@ -48,6 +47,9 @@ const NO_END_TRIGGER =
 
 /** Runs in which the server was seen not to notify after a change: later checks do not wait again. */
 const silentRuns = new WeakSet<SuiteContext>();
+
+/** HTTP facts of the listen answer. */
+type HttpInfo = NonNullable<Awaited<Subscription['headers']>>;
 
 interface Opened {
   sub: Subscription;
