@@ -28,6 +28,7 @@ import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
 import { shellWord } from '../render/text.js';
 import { deliver } from './output.js';
+import { DEFAULT_HTML, DEFAULT_JSON, DEFAULT_JUNIT, flagValue } from './flags.js';
 import { liveProgress } from './progress.js';
 
 // Subcommands, one cli/<name>.ts each: parsed on their own (cli/subcommand.ts), so the run's options never swallow theirs.
@@ -42,9 +43,7 @@ Commands (each with --help):
                                                         one set of reports from --shard runs
   help <command>                                        a command's options`;
 
-export const DEFAULT_JUNIT = 'reports/junit.xml';
-export const DEFAULT_JSON = 'reports/results.json';
-export const DEFAULT_HTML = 'reports/report.html';
+export { DEFAULT_HTML, DEFAULT_JSON, DEFAULT_JUNIT, flagValue } from './flags.js';
 /** Report writing gets what is left of --deadline, at least the first and at most the second figure. */
 const REPORT_TIME_MS = [2_000, 10_000] as const;
 
@@ -269,15 +268,6 @@ function expandServer(command: string): string {
   return [process.execPath, server, ...words.slice(1)].map(shellWord).join(' ');
 }
 
-/** The value of `--name v` or `--name=v` in raw argv, for the bad-flags path. */
-export function flagValue(argv: string[], name: string): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === name && argv[i + 1] !== undefined) return argv[i + 1];
-    if (argv[i]!.startsWith(`${name}=`)) return argv[i]!.slice(name.length + 1);
-  }
-  return undefined;
-}
-
 /** What the run needs beyond its flags: the config file, secrets resolved, the baseline. */
 interface Prepared {
   headers: Record<string, string>;
@@ -409,7 +399,7 @@ async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): P
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const sig of signals) process.on(sig, onSignal);
   const started = Date.now();
-  const live = liveProgress({
+  const live = await liveProgress({
     color: flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY,
     tty: !!process.stdout.isTTY,
     version: toolVersion().version,

@@ -36,7 +36,7 @@
  * builder (see escape.ts), and `]]>` is broken up in CDATA content (the
  * builder only splits the first occurrence).
  */
-import jrbModule from 'junit-report-builder';
+import { createRequire } from 'node:module';
 import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 import type { CheckResult, Finding, RunResult, SubjectResult } from '../model/results.js';
 import { safeClip, safeText, xmlSafe } from './escape.js';
@@ -59,6 +59,10 @@ function rootBuilder(mod: unknown): Builder {
   if (m?.default && typeof m.default.newBuilder === 'function') return m.default as unknown as Builder;
   throw new Error('junit-report-builder: unexpected module shape');
 }
+
+/** The builder package, loaded on first use: a run that writes no JUnit report never loads it. */
+let jrbModule: unknown;
+const loadBuilder = (): unknown => (jrbModule ??= createRequire(import.meta.url)('junit-report-builder'));
 
 /** Safe text for an attribute or element: terminal-safe, XML-valid, newlines kept. */
 function t(value: unknown): string {
@@ -178,7 +182,7 @@ function stderrTail(stderr: string): string {
 }
 
 export function renderJUnit(run: RunResult): string {
-  const builder = rootBuilder(jrbModule).newBuilder();
+  const builder = rootBuilder(loadBuilder()).newBuilder();
   builder.name(t(`${run.tool.name} ${run.tool.version} (${run.revision})`));
   // --spec all: each era's suites, named `<revision> <area>` (classname `<revision>.<area>`).
   for (const era of run.eras ?? [run]) addRun(builder, era, run.eras ? era.revision : '');
