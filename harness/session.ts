@@ -159,6 +159,8 @@ export interface SessionOptions {
   headerMirror?: HeaderMirror;
   /** The record of silent tools and methods (shared by a target's connections; default: none). */
   timeouts?: TimeoutLedger;
+  /** Told the method of every request as it goes out (the target's record of calls that may change state). */
+  onRequest?: (method: string) => void;
 }
 
 type Listener = (msg: JsonObject, frame: WireFrame) => void;
@@ -667,6 +669,7 @@ export class Session {
 
       const text = JSON.stringify(message);
       const out = this.record('out', text, undefined, scope);
+      this.opts.onRequest?.(method);
       exchange.frames.push(out);
       sent = true;
       onSent?.(out);

@@ -13,6 +13,8 @@ export interface StdioOptions extends LaunchOptions {
   shutdownGraceMs: number;
   /** The run's record of shutdown steps its servers ignore (not waited out twice). */
   stops?: StopLedger;
+  /** A process launched ahead for this connection (a warm spare, never spoken to), instead of launching one. */
+  launched?: Promise<ServerProcess>;
 }
 
 /** How long after its exit a process's stdout may take to deliver its last bytes. */
@@ -28,7 +30,7 @@ export class StdioTransport implements Transport {
   constructor(private readonly opts: StdioOptions) {}
 
   async start(sink: TransportSink): Promise<void> {
-    const proc = await ServerProcess.launch(this.opts.command, this.opts);
+    const proc = await (this.opts.launched ?? ServerProcess.launch(this.opts.command, this.opts));
     this.process = proc;
     const splitter = new LineSplitter(
       this.opts.maxMessageBytes,

@@ -17,6 +17,8 @@ import { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { Session } from './session.js';
 import { StdioTransport } from './stdio.js';
+import { SparePool } from './spares.js';
+import { shellCommandsRun } from './command.js';
 import { TimeoutLedger } from './timeouts.js';
 import type { TransportKind } from '../model/wire.js';
 import type { JsonObject } from '../model/json.js';
@@ -41,7 +43,27 @@ export interface TargetOptions {
   shutdownGraceMs: number;
   clock: () => number;
   runSignal?: AbortSignal;
+  /** stdio: server processes kept launched ahead of the connections that will take them (default 1; 0: none). */
+  spares?: number;
 }
+
+/** Methods that cannot change what a server reads at start-up: any other request moves the spares' epoch on. */
+const STATELESS_METHODS = new Set([
+  'server/discover',
+  'initialize',
+  'ping',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'prompts/get',
+  'resources/read',
+  'completion/complete',
+  'tasks/get',
+  'tasks/list',
+  'tasks/result',
+  'subscriptions/listen',
+]);
 
 export class Target {
   readonly kind: TransportKind;
@@ -56,6 +78,10 @@ export class Target {
   readonly timeouts: TimeoutLedger;
   /** One record of the shutdown steps the server ignores, for every connection: each waited out once. */
   private readonly stops = new StopLedger();
+  /** Requests sent that may change server state outside a process (see STATELESS_METHODS). */
+  private stateCalls = 0;
+  /** stdio: warm spares (see harness/spares.ts). */
+  private spares: SparePool | undefined;
 
   private constructor(readonly opts: TargetOptions) {
     this.kind = opts.url ? 'http' : 'stdio';
@@ -132,6 +158,7 @@ export class Target {
           maxMessageBytes: o.maxMessageBytes,
           shutdownGraceMs: o.shutdownGraceMs,
           stops: this.stops,
+          ...this.spareFor(),
         });
     const era = this.era;
     const profile: EraProfile = era.era === 'legacy' ? legacyClientProfile(era.schema) : modernProfile(o.revision, era.schema);
@@ -146,8 +173,13 @@ export class Target {
       profile,
       headerMirror: this.headerMirror,
       timeouts: this.timeouts,
+      onRequest: (method) => {
+        if (!STATELESS_METHODS.has(method)) this.stateCalls++;
+      },
     });
     await session.start();
+    // Spares are launched once a connection has started, so they never slow the run's opening.
+    this.spares?.fill();
     this.sessions.add(session);
     if (era.era === 'legacy' && opts.handshake !== false) {
       let hs: Handshake;
@@ -166,6 +198,23 @@ export class Target {
     return session;
   }
 
+  /** stdio: a warm spare for the next connection, when one is ready (the pool is made on first use). */
+  private spareFor(): { launched?: ReturnType<SparePool['take']> } {
+    const o = this.opts;
+    const size = o.spares ?? 1;
+    if (!o.command || size <= 0) return {};
+    this.spares ??= new SparePool({
+      command: o.command,
+      launch: { env: o.env, cwd: o.cwd, redactor: o.redactor },
+      size,
+      shutdownGraceMs: o.shutdownGraceMs,
+      stops: this.stops,
+      epoch: () => this.stateCalls + shellCommandsRun(),
+    });
+    const launched = this.spares.take();
+    return launched ? { launched } : {};
+  }
+
   async disconnect(session: Session): Promise<void> {
     this.sessions.delete(session);
     await session.close();
@@ -175,6 +224,7 @@ export class Target {
   async close(): Promise<void> {
     await Promise.all([...this.sessions].map((s) => s.close()));
     this.sessions.clear();
+    await this.spares?.close();
     await this.httpServer?.terminate(this.opts.shutdownGraceMs);
   }
 }
