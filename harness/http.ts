@@ -16,6 +16,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import { TransportError } from './errors.js';
 import { encodeHeaderValue } from './protocol.js';
+import { waitedOut } from './waits.js';
 import type { HttpInfo, RawHttpRequest, RawHttpResponse, SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
 
 /** How an SSE body begins: a field line or a comment. */
@@ -119,6 +120,7 @@ export class HttpTransport implements Transport {
         request.destroy();
       };
       const timer = setTimeout(() => {
+        waitedOut(`a raw HTTP ${method} answer`, req.timeoutMs);
         if (answer) finish(true);
         else {
           request.destroy();

@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { splitCommand } from './argv.js';
 import type { Redactor } from './redact.js';
+import { waitedOut } from './waits.js';
 
 export interface ExitInfo {
   code: number | null;
@@ -299,7 +300,10 @@ export class ServerProcess {
     if (ms <= 0) return false;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
+      timer = setTimeout(() => {
+        waitedOut('a server process to exit', ms);
+        resolve(false);
+      }, ms);
     });
     const done = await Promise.race([this.exited.then(() => true as const), timedOut]);
     clearTimeout(timer);

@@ -17,6 +17,7 @@ import { currentAbortScope } from './scope.js';
 import { Subscription, subscriptionIdOf } from './subscription.js';
 import { CancellationLog, type ServerCancellation } from './cancellations.js';
 import { SubscriptionRouter } from './subscription-router.js';
+import { waitedOut } from './waits.js';
 import { TimeoutLedger, type WaitPlan } from './timeouts.js';
 import { MAX_VIOLATIONS, ViolationLog } from './violation-log.js';
 import { WireLog, type FrameOwner, type Tap } from './wire-log.js';
@@ -683,6 +684,7 @@ export class Session {
     const timeoutMs = plan.timeoutMs;
     if (Number.isFinite(timeoutMs)) {
       f.pending.timer = setTimeout(() => {
+        waitedOut(`the answer to ${method}`, timeoutMs);
         f.http.abort();
         f.settle(() => {
           const err = new RequestTimeoutError(method, timeoutMs);
@@ -785,7 +787,10 @@ export class Session {
       const offClosed = () => done(undefined);
       this.closeWaiters.add(offClosed);
       if (this.closedReason) return done(undefined);
-      timer = setTimeout(() => done(undefined), timeoutMs);
+      timer = setTimeout(() => {
+        waitedOut('a message', timeoutMs);
+        done(undefined);
+      }, timeoutMs);
       for (const s of signals) {
         if (s.aborted) return done(undefined);
         s.addEventListener('abort', onAbort, { once: true });

@@ -9,6 +9,7 @@ import type { Exchange, RequestId } from './session.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import type { HttpInfo } from './transport.js';
+import { waitedOut } from './waits.js';
 
 /** How the session tied a message to a subscription. */
 export type Attribution =
@@ -163,6 +164,7 @@ export class Subscription {
         },
       };
       const timer = setTimeout(() => {
+        waitedOut('a subscription message', timeoutMs);
         this.waiters.delete(waiter);
         resolve(undefined);
       }, timeoutMs);
