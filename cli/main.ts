@@ -28,6 +28,7 @@ import type { RunResult } from '../model/results.js';
 import type { LoadedConfig } from '../model/config.js';
 import { shellWord } from '../render/text.js';
 import { deliver } from './output.js';
+import { preloadJUnit } from '../render/junit.js';
 import { DEFAULT_HTML, DEFAULT_JSON, DEFAULT_JUNIT, flagValue } from './flags.js';
 import { liveProgress } from './progress.js';
 
@@ -411,7 +412,11 @@ async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): P
       ...runOptions(flags, prepared, argv),
       signal: interrupt.signal,
       jobs: flags.jobs,
-      onResult: (e) => live.onResult(e.result, e.index, e.total),
+      onResult: (e) => {
+        // The run is under way: what writing the reports needs is loaded now, off the start-up path.
+        if (e.index === 0) setImmediate(preloadJUnit);
+        live.onResult(e.result, e.index, e.total);
+      },
     });
     phase = 'report';
     live.end(run);

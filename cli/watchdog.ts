@@ -19,8 +19,12 @@ import { DEFAULT_JSON, DEFAULT_JUNIT, flagValue } from './flags.js';
 
 // This thread only waits: the CLI, the engine and the renderers load on the run thread, and here
 // only when the watchdog has to write the reports itself (stopNow), so a run loads them once.
-let loading: Promise<[typeof import('../render/index.js'), typeof import('../engine/run.js')]> | undefined;
-const later = () => (loading ??= Promise.all([import('../render/index.js'), import('../engine/run.js')]));
+const later = (header: Progress['run'] | undefined) =>
+  Promise.all([
+    import('../render/index.js'),
+    // The tool's name and version come with the run's header; without one (the run never started) from the engine.
+    header ? { toolVersion: () => header.tool } : import('../engine/run.js'),
+  ]);
 
 /** How long the run may take to stop on its own after a signal. */
 export const GRACE_MS = 1500;
@@ -75,8 +79,6 @@ export function supervise(argv: string[], workerUrl: URL): void {
       return;
     }
     stopping = true;
-    // What stopNow may need is loaded during the grace period, not after it.
-    void later().catch(() => {});
     worker.postMessage({ type: 'signal', signal: sig });
     setTimeout(() => void stopNow(sig), GRACE_MS).unref();
   };
@@ -86,7 +88,7 @@ export function supervise(argv: string[], workerUrl: URL): void {
     emergency = true;
     void worker.terminate().catch(() => {});
     killServersOfThisProcess();
-    const [{ renderConsole, writeReports }, { toolVersion }] = await later();
+    const [{ renderConsole, writeReports }, { toolVersion }] = await later(header);
     const run = knownRun(header, checks, `interrupted by ${sig}`, toolVersion);
     const color = !argv.includes('--no-color') && !process.env.NO_COLOR && !!process.stdout.isTTY;
     try {

@@ -9,7 +9,7 @@
  * shell-command trigger) is stopped unused, and the connection gets a
  * process launched after that call.
  */
-import type { LaunchOptions, StopLedger } from './process.js';
+import type { LaunchOptions } from './process.js';
 import { ServerProcess } from './process.js';
 
 interface Spare {
@@ -23,8 +23,6 @@ export interface SpareOptions {
   launch: LaunchOptions;
   /** How many spares to keep ready. */
   size: number;
-  shutdownGraceMs: number;
-  stops: StopLedger;
   /** The run's state epoch: it moves on with every call that may change what a server reads at start-up. */
   epoch: () => number;
 }
@@ -61,13 +59,22 @@ export class SparePool {
 
   private discard(s: Spare): void {
     this.discarded++;
-    void s.proc.then((p) => p.stop(this.opts.shutdownGraceMs, this.opts.stops)).catch(() => {});
+    void end(s);
   }
 
   /** Stop every spare not taken; none is launched after this. */
   async close(): Promise<void> {
     this.closed = true;
-    const left = this.spares.splice(0);
-    await Promise.all(left.map((s) => s.proc.then((p) => p.stop(this.opts.shutdownGraceMs, this.opts.stops)).catch(() => {})));
+    await Promise.all(this.spares.splice(0).map(end));
   }
+}
+
+/**
+ * Stop a spare nobody spoke to: its stdin closed and, with no wait (there is
+ * nothing it could finish), killed. How a server stops is judged on the
+ * connections that used it, never on a spare.
+ */
+async function end(s: Spare): Promise<void> {
+  const p = await s.proc.catch(() => undefined);
+  await p?.stop(0).catch(() => {});
 }

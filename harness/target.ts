@@ -207,8 +207,6 @@ export class Target {
       command: o.command,
       launch: { env: o.env, cwd: o.cwd, redactor: o.redactor },
       size,
-      shutdownGraceMs: o.shutdownGraceMs,
-      stops: this.stops,
       epoch: () => this.stateCalls + shellCommandsRun(),
     });
     const launched = this.spares.take();
@@ -222,9 +220,8 @@ export class Target {
 
   /** Close every connection and stop every process this target started. */
   async close(): Promise<void> {
-    await Promise.all([...this.sessions].map((s) => s.close()));
+    await Promise.all([...[...this.sessions].map((s) => s.close()), this.spares?.close()]);
     this.sessions.clear();
-    await this.spares?.close();
     await this.httpServer?.terminate(this.opts.shutdownGraceMs);
   }
 }

@@ -64,6 +64,11 @@ function rootBuilder(mod: unknown): Builder {
 let jrbModule: unknown;
 const loadBuilder = (): unknown => (jrbModule ??= createRequire(import.meta.url)('junit-report-builder'));
 
+/** Load the builder now (the CLI does once a run is under way, so writing the reports never waits for it). */
+export function preloadJUnit(): void {
+  loadBuilder();
+}
+
 /** Safe text for an attribute or element: terminal-safe, XML-valid, newlines kept. */
 function t(value: unknown): string {
   return xmlSafe(safeText(value, { multiline: true }));

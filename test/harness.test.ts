@@ -14,8 +14,6 @@ import { withAbortScope } from '../harness/scope.js';
 import { Session } from '../harness/session.js';
 import { TimeoutLedger } from '../harness/timeouts.js';
 import { ServerProcess, StopLedger } from '../harness/process.js';
-import { join as joinPath } from 'node:path';
-import { HOSTILE } from './helpers.js';
 
 describe('LineSplitter', () => {
   it('splits lines across chunks and strips CR', () => {
@@ -426,7 +424,14 @@ describe('stopping servers (StopLedger)', () => {
   // unless asked to go the whole way (transport/exits-on-stdin-close judges its own stop).
   it('a server seen to ignore stdin close and SIGTERM is killed at once on later stops; a full stop still waits', async () => {
     const ledger = new StopLedger();
-    const launch = () => ServerProcess.launch(`node ${joinPath(HOSTILE, 'stubborn.js')}`, { redactor: new Redactor() });
+    // Ignores both, and says so once its handlers are in place (a stop before that would be no test of them).
+    const script =
+      "process.on('SIGTERM',()=>{});process.stdin.on('data',()=>{});process.stdin.on('end',()=>{});setInterval(()=>{},1000);console.log('ready')";
+    const launch = async () => {
+      const p = await ServerProcess.launch(`node -e "${script}"`, { redactor: new Redactor() });
+      await new Promise((resolve) => p.stdout.once('data', resolve));
+      return p;
+    };
     const first = await (await launch()).stop(200, ledger);
     expect(first).toMatchObject({ step: 'SIGKILL' });
     expect(first.skipped).toBeUndefined();
