@@ -24,7 +24,7 @@
  * wall time with no timeout wait; and --behave silent-call (tools/call never
  * answered: the waits only time can show), current build only.
  *
- *   node bench/speed.js [--repeat N] [--no-baseline]
+ *   node bench/speed.js [--repeat N] [--no-baseline] [--skip scenario,...]
  *
  * The baseline is a git worktree of fc0aa2f in the temp folder, with its own
  * copy of node_modules and its dist built (made once, then reused). Figures
@@ -152,10 +152,8 @@ export async function measure(root, scenario, transport) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Median of each figure over `repeat` measurements. */
-async function measured(root, scenario, transport, repeat) {
-  const runs = [];
-  for (let i = 0; i < repeat; i++) runs.push(await measure(root, scenario, transport));
+/** The median of each figure over the measurements. */
+function medianOf(runs) {
   const out = { ...runs[0] };
   for (const key of Object.keys(out)) if (typeof out[key] === 'number') out[key] = median(runs.map((r) => r[key]));
   return out;
@@ -167,20 +165,25 @@ function row(build, name, transport, m) {
   return `| ${build} | ${name} | ${transport} | ${s(m.wallMs)} | ${s(m.durationMs)} | ${(m.wallMs / m.durationMs).toFixed(2)} | ${s(m.busyMs)} | ${s(m.waitsMs)} | ${(m.wallMs / m.busyMs).toFixed(1)} | ${s(m.firstMs)} | ${s(m.exitMs)} | ${m.requests} | ${m.processes} | ${m.fail} |`;
 }
 
-/** Every scenario with both builds, interleaved (the same load for both). */
-async function table(baseline, repeat) {
-  const rows = [];
-  const results = new Map();
-  for (const scenario of SCENARIOS) {
+/**
+ * Every scenario with both builds, `repeat` rounds of all of them (so a change
+ * of the machine's load spreads over every scenario alike); medians per row.
+ */
+async function table(baseline, repeat, skip) {
+  const cases = [];
+  for (const scenario of SCENARIOS.filter((sc) => !skip.includes(sc.name))) {
     for (const transport of scenario.transports) {
       const builds = [['current', ROOT], ...(baseline && !scenario.currentOnly ? [[BASELINE, baseline]] : [])];
-      for (const [build, root] of builds) {
-        const m = await measured(root, scenario, transport, repeat);
-        results.set(`${build} ${scenario.name} ${transport}`, m);
-        rows.push(row(build, scenario.name, transport, m));
-        process.stdout.write(`${rows[rows.length - 1]}\n`);
-      }
+      for (const [build, root] of builds) cases.push({ key: `${build} ${scenario.name} ${transport}`, build, root, scenario, transport });
     }
+  }
+  const runs = new Map(cases.map((c) => [c.key, []]));
+  for (let i = 0; i < repeat; i++) for (const c of cases) runs.get(c.key).push(await measure(c.root, c.scenario, c.transport));
+  const results = new Map();
+  for (const c of cases) {
+    const m = medianOf(runs.get(c.key));
+    results.set(c.key, m);
+    process.stdout.write(`${row(c.build, c.scenario.name, c.transport, m)}\n`);
   }
   return results;
 }
@@ -226,7 +229,8 @@ export async function main(argv = process.argv.slice(2)) {
     '| build | scenario | transport | wall s | reported s | wall/reported | busy s | waits s | wall/busy | first request s | summary→exit s | requests | processes | fail |\n',
   );
   process.stdout.write('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
-  const results = await table(baseline, repeat);
+  const skipAt = argv.indexOf('--skip');
+  const results = await table(baseline, repeat, skipAt === -1 ? [] : argv[skipAt + 1].split(','));
   process.stdout.write(`\n${goals(results)}\n`);
 }
 
