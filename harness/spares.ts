@@ -57,15 +57,19 @@ export class SparePool {
     }
   }
 
+  /** Stops of dropped spares still under way (close waits for them). */
+  private readonly ending = new Set<Promise<void>>();
+
   private discard(s: Spare): void {
     this.discarded++;
-    void end(s);
+    const done = end(s).finally(() => this.ending.delete(done));
+    this.ending.add(done);
   }
 
-  /** Stop every spare not taken; none is launched after this. */
+  /** Stop every spare not taken, and wait for the dropped ones to be gone; none is launched after this. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.spares.splice(0).map(end));
+    await Promise.all([...this.spares.splice(0).map(end), ...this.ending]);
   }
 }
 
