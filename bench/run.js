@@ -2,7 +2,8 @@
 /**
  * `npm run bench`: the cursor walk (below), the tools-call throughput
  * (bench/arguments.js) and full runs against the server's own time
- * (bench/speed.js: wall, server work and busy time, ratio, requests).
+ * (bench/speed.js: wall, reported duration, busy time, waits sat out, start and exit, side by
+ * side with a baseline build of fc0aa2f).
  *
  * Performance of the cursor walk: a full tools/list walk of 100, 1,000 and
  * 5,000 tools in pages of 50, over stdio, against the reference server.

@@ -28,6 +28,8 @@ import type { LoadedConfig } from '../model/config.js';
 import { deliver } from './output.js';
 import { expandServer, parseEnv, parseHeaders } from './launch.js';
 import { registerInit } from './init.js';
+import { preloadJUnit } from '../render/junit.js';
+import { DEFAULT_HTML, DEFAULT_JSON, DEFAULT_JUNIT, flagValue } from './flags.js';
 import { liveProgress } from './progress.js';
 
 // Subcommands, one cli/<name>.ts each: parsed on their own (cli/subcommand.ts), so the run's options never swallow theirs.
@@ -54,9 +56,7 @@ Commands (each with --help):
                                                         many servers side by side (matrix.json, matrix.html)
   help <command>                                        a command's options`;
 
-export const DEFAULT_JUNIT = 'reports/junit.xml';
-export const DEFAULT_JSON = 'reports/results.json';
-export const DEFAULT_HTML = 'reports/report.html';
+export { DEFAULT_HTML, DEFAULT_JSON, DEFAULT_JUNIT, flagValue } from './flags.js';
 /** Report writing gets what is left of --deadline, at least the first and at most the second figure. */
 const REPORT_TIME_MS = [2_000, 10_000] as const;
 
@@ -267,15 +267,6 @@ async function usageError(err: UsageError, argv: string[]): Promise<number> {
   return 2;
 }
 
-/** The value of `--name v` or `--name=v` in raw argv, for the bad-flags path. */
-export function flagValue(argv: string[], name: string): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === name && argv[i + 1] !== undefined) return argv[i + 1];
-    if (argv[i]!.startsWith(`${name}=`)) return argv[i]!.slice(name.length + 1);
-  }
-  return undefined;
-}
-
 /** What the run needs beyond its flags: the config file, secrets resolved, the baseline. */
 export interface Prepared {
   headers: Record<string, string>;
@@ -410,7 +401,7 @@ async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): P
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const sig of signals) process.on(sig, onSignal);
   const started = Date.now();
-  const live = liveProgress({
+  const live = await liveProgress({
     color: flags.color && !process.env.NO_COLOR && !!process.stdout.isTTY,
     tty: !!process.stdout.isTTY,
     version: toolVersion().version,
@@ -424,7 +415,11 @@ async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): P
       ...runOptions(flags, prepared, argv),
       signal: interrupt.signal,
       jobs: flags.jobs,
-      onResult: (e) => live.onResult(e.result, e.index, e.total, e.era),
+      onResult: (e) => {
+        // The run is under way: what writing the reports needs is loaded now, off the start-up path.
+        if (e.index === 0) setImmediate(preloadJUnit);
+        live.onResult(e.result, e.index, e.total, e.era);
+      },
     });
     phase = 'report';
     live.end(run);

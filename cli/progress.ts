@@ -4,7 +4,6 @@
  * progress display (log-update) sits below them; elsewhere (CI logs, pipes)
  * only the plain lines are written.
  */
-import logUpdate from 'log-update';
 import type { CheckResult, RunResult } from '../model/results.js';
 import type { Era } from '../model/wire.js';
 import { liveConsole } from '../render/index.js';
@@ -22,7 +21,16 @@ export interface LiveOptions {
   write?: (text: string) => void;
 }
 
-export function liveProgress(opts: LiveOptions) {
+/** log-update, loaded only for a terminal (elsewhere nothing draws the display). */
+type LogUpdate = (typeof import('log-update'))['default'];
+
+/** The live progress of a run; on a terminal with the one-line display. */
+export async function liveProgress(opts: LiveOptions) {
+  const logUpdate: LogUpdate | undefined = opts.tty ? (await import('log-update')).default : undefined;
+  return progressView(opts, logUpdate);
+}
+
+function progressView(opts: LiveOptions, logUpdate: LogUpdate | undefined) {
   const write = opts.write ?? ((text: string) => void process.stdout.write(text));
   const consoleOpts = { color: opts.color, verbose: opts.verbose === true, reports: opts.reports ?? [] };
   let view = liveConsole(consoleOpts);
@@ -48,7 +56,7 @@ export function liveProgress(opts: LiveOptions) {
         if ((opts.passes ?? 1) > 1) text += `\n━━ era ${pass} of ${opts.passes} ━━\n`;
       }
       text += view.check(check, era);
-      if (opts.tty) {
+      if (logUpdate) {
         logUpdate.clear();
         write(text);
         logUpdate(bar(index, total, check.id));
@@ -57,7 +65,7 @@ export function liveProgress(opts: LiveOptions) {
       }
     },
     end(run: RunResult): void {
-      if (opts.tty) {
+      if (logUpdate) {
         logUpdate.clear();
         logUpdate.done();
       }

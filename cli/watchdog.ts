@@ -14,10 +14,17 @@
 import { Worker } from 'node:worker_threads';
 import { killServersOfThisProcess } from '../engine/host.js';
 import { summarize, type CheckResult, type RunResult } from '../model/results.js';
-import { renderConsole, writeReports } from '../render/index.js';
 import type { Progress } from '../engine/progress.js';
-import { DEFAULT_JSON, DEFAULT_JUNIT, flagValue } from './main.js';
-import { toolVersion } from '../engine/run.js';
+import { DEFAULT_JSON, DEFAULT_JUNIT, flagValue } from './flags.js';
+
+// This thread only waits: the CLI, the engine and the renderers load on the run thread, and here
+// only when the watchdog has to write the reports itself (stopNow), so a run loads them once.
+const later = (header: Progress['run'] | undefined) =>
+  Promise.all([
+    import('../render/index.js'),
+    // The tool's name and version come with the run's header; without one (the run never started) from the engine.
+    header ? { toolVersion: () => header.tool } : import('../engine/run.js'),
+  ]);
 
 /** How long the run may take to stop on its own after a signal. */
 export const GRACE_MS = 1500;
@@ -81,7 +88,8 @@ export function supervise(argv: string[], workerUrl: URL): void {
     emergency = true;
     void worker.terminate().catch(() => {});
     killServersOfThisProcess();
-    const run = knownRun(header, checks, `interrupted by ${sig}`);
+    const [{ renderConsole, writeReports }, { toolVersion }] = await later(header);
+    const run = knownRun(header, checks, `interrupted by ${sig}`, toolVersion);
     const color = !argv.includes('--no-color') && !process.env.NO_COLOR && !!process.stdout.isTTY;
     try {
       process.stdout.write(renderConsole(run, { color }));
@@ -113,7 +121,12 @@ export function supervise(argv: string[], workerUrl: URL): void {
 }
 
 /** The run as the watchdog knows it: the checks reported so far, aborted with `cause`. */
-export function knownRun(header: Progress['run'] | undefined, checks: CheckResult[], cause: string): RunResult {
+export function knownRun(
+  header: Progress['run'] | undefined,
+  checks: CheckResult[],
+  cause: string,
+  toolVersion: () => RunResult['tool'],
+): RunResult {
   const base: Omit<RunResult, 'checks'> = header ?? {
     tool: toolVersion(),
     startedAt: new Date().toISOString(),

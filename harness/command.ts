@@ -12,10 +12,18 @@ export interface CommandOutcome {
   detail: string;
 }
 
+let commandsRun = 0;
+
+/** How many shell commands this process has started (a command may change what a server reads at start-up). */
+export function shellCommandsRun(): number {
+  return commandsRun;
+}
+
 export async function runShellCommand(
   command: string,
   opts: { timeoutMs: number; cwd?: string; signal?: AbortSignal; redactor?: Redactor },
 ): Promise<CommandOutcome> {
+  commandsRun++;
   const r = await execa(command, {
     shell: true,
     reject: false,

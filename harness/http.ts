@@ -16,6 +16,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import { TransportError } from './errors.js';
 import { encodeHeaderValue } from './protocol.js';
+import { waitedOut } from './waits.js';
 import type { HttpInfo, RawHttpRequest, RawHttpResponse, SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
 
 /** How an SSE body begins: a field line or a comment. */
@@ -66,7 +67,7 @@ export class HttpTransport implements Transport {
     const headers = this.postHeaders(info);
     // Which POST an answer came on: a request's (by id), or a notification's.
     const origin = info.id !== undefined ? { requestId: info.id } : { notification: true };
-    return this.exchange('POST', headers, text, info.signal, false, origin);
+    return this.exchange('POST', headers, text, info.signal, false, origin, info.onHeaders);
   }
 
   /** The headers of a POST carrying one message. */
@@ -119,6 +120,7 @@ export class HttpTransport implements Transport {
         request.destroy();
       };
       const timer = setTimeout(() => {
+        waitedOut(`a raw HTTP ${method} answer`, req.timeoutMs);
         if (answer) finish(true);
         else {
           request.destroy();
@@ -216,6 +218,7 @@ export class HttpTransport implements Transport {
     early: boolean,
     /** Which POST this exchange carries: a request's id (recorded on its frames), or a notification's. */
     origin: Pick<HttpInfo, 'requestId' | 'notification' | 'standalone'>,
+    onHeaders?: (http: HttpInfo) => void,
   ): Promise<SendOutcome> {
     const sink = this.sink!;
     const lib = this.url.protocol === 'https:' ? https : http;
@@ -239,7 +242,8 @@ export class HttpTransport implements Transport {
         sent.on('response', onResponse);
         sent.end(body);
       };
-      const onResponse = (res: http.IncomingMessage) => this.onAnswer(res, { sink, early, origin, destroy: () => req.destroy() }, resolve);
+      const onResponse = (res: http.IncomingMessage) =>
+        this.onAnswer(res, { sink, early, origin, onHeaders, destroy: () => req.destroy() }, resolve);
       start(false);
     });
   }
@@ -250,7 +254,13 @@ export class HttpTransport implements Transport {
    */
   private onAnswer(
     res: http.IncomingMessage,
-    how: { sink: TransportSink; early: boolean; origin: Pick<HttpInfo, 'requestId' | 'notification'>; destroy: () => void },
+    how: {
+      sink: TransportSink;
+      early: boolean;
+      origin: Pick<HttpInfo, 'requestId' | 'notification'>;
+      onHeaders?: (http: HttpInfo) => void;
+      destroy: () => void;
+    },
     resolve: (outcome: SendOutcome) => void,
   ): void {
     const status = res.statusCode ?? 0;
@@ -261,6 +271,7 @@ export class HttpTransport implements Transport {
     const contentType = String(res.headers['content-type'] ?? '');
     const declaredSse = contentType.toLowerCase().startsWith('text/event-stream');
     const httpInfo: HttpInfo = { status, contentType, stream: declaredSse, ...how.origin };
+    how.onHeaders?.({ ...httpInfo });
     if (how.early) {
       resolve({ http: httpInfo });
       // A GET answered without a stream (405: none offered) carries nothing for the session.
@@ -385,6 +396,12 @@ function bodyReader(a: Answer): { state: BodyState; data: (chunk: Buffer) => voi
   const feedSse = sseFeeder(sink, httpInfo, max, state);
   const parts: Buffer[] = [];
   let size = 0;
+  const lines = lineReader((line) => {
+    if (!(status >= 200 && status < 300) && !/"jsonrpc"\s*:/.test(line.toString('utf8'))) return;
+    state.delivered = true;
+    if (!isUtf8(line)) checkUtf8(line);
+    sink.message(line.toString('utf8'), httpInfo);
+  }, httpInfo);
   const feed = (chunk: Buffer) => {
     if (mode === 'sse') {
       checkUtf8(chunk);
@@ -407,6 +424,7 @@ function bodyReader(a: Answer): { state: BodyState; data: (chunk: Buffer) => voi
       return;
     }
     parts.push(chunk);
+    if (lines.mode !== false && chunk.includes(10)) size = lines.take(parts);
   };
   const data = (chunk: Buffer) => {
     if (mode === undefined) {
@@ -439,6 +457,53 @@ function bodyReader(a: Answer): { state: BodyState; data: (chunk: Buffer) => voi
     }
   };
   return { state, data, end };
+}
+
+/**
+ * A body that is not an SSE stream, read leniently as it comes: when its
+ * first line is a whole JSON object, each line is a message delivered as the
+ * line ends (newline-separated JSON, a framing the transport does not allow
+ * and the check that owns it judges); otherwise (`mode` false) the body is
+ * one message, read at its end. `take` delivers the complete lines buffered
+ * in `parts`, leaves the rest there, and returns its size.
+ */
+function lineReader(deliver: (line: Buffer) => void, httpInfo: HttpInfo) {
+  const r = {
+    mode: undefined as boolean | undefined,
+    delivered: 0,
+    take(parts: Buffer[]): number {
+      const bytes = Buffer.concat(parts);
+      let from = 0;
+      for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, from)) {
+        const line = bytes.subarray(from, nl);
+        const text = line.toString('utf8').trim();
+        if (text !== '' && r.mode === undefined && !isJsonObject(text)) {
+          r.mode = false;
+          break;
+        }
+        from = nl + 1;
+        if (text === '') continue;
+        r.mode = true;
+        if (++r.delivered > 1) httpInfo.lines = true;
+        deliver(line);
+      }
+      parts.length = 0;
+      if (from < bytes.length) parts.push(bytes.subarray(from));
+      return r.mode ? bytes.length - from : bytes.length;
+    },
+  };
+  return r;
+}
+
+/** The text is one whole JSON object. */
+function isJsonObject(text: string): boolean {
+  if (!text.startsWith('{')) return false;
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
 }
 
 /** Well-formedness of the stream's bytes, checked as they come (one violation per answer); `what` names the stream. */

@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { splitCommand } from './argv.js';
 import type { Redactor } from './redact.js';
+import { waitedOut } from './waits.js';
 
 export interface ExitInfo {
   code: number | null;
@@ -26,6 +27,24 @@ export interface StopOutcome {
   step: 'itself' | 'stdin' | 'SIGTERM' | 'SIGKILL';
   graceMs: number;
   exit?: ExitInfo;
+  /** Steps not waited out because the run had seen a server ignore them (see StopLedger). */
+  skipped?: Array<'stdin' | 'SIGTERM'>;
+}
+
+/**
+ * What a run has seen of how its servers stop: once one did not exit when
+ * its stdin closed (or on SIGTERM), later stops skip that step's wait, so each
+ * failure costs one grace period per run, as a timeout does.
+ */
+export class StopLedger {
+  stdinIgnored = false;
+  sigtermIgnored = false;
+
+  /** Learn from a stop that went the whole way. */
+  learn(outcome: StopOutcome): void {
+    if (outcome.step === 'SIGTERM' || outcome.step === 'SIGKILL') this.stdinIgnored = true;
+    if (outcome.step === 'SIGKILL') this.sigtermIgnored = true;
+  }
 }
 
 export interface LaunchOptions {
@@ -222,19 +241,22 @@ export class ServerProcess {
    * Close stdin, wait; then SIGTERM the group and the tree, wait; then
    * SIGKILL the group, the tree and every process carrying the launch's tag.
    */
-  async stop(graceMs = 2000): Promise<StopOutcome> {
+  async stop(graceMs = 2000, ledger?: StopLedger, full = false): Promise<StopOutcome> {
     // The tree is read while the leader lives: once it is gone its children are re-parented.
     const tree = descendantsOf(this.pid);
     let step: StopOutcome['step'] = 'itself';
+    // A step the run has seen fail is not waited out again (see StopLedger), unless the stop is to go the whole way.
+    const stdinWait = ledger?.stdinIgnored && !full ? 0 : graceMs;
+    const sigtermWait = ledger?.sigtermIgnored && !full ? 0 : graceMs;
     if (this.running) {
       step = 'stdin';
       this.stdin.end();
-      if (!(await this.waitExit(graceMs))) {
+      if (!(await this.waitExit(stdinWait))) {
         step = 'SIGTERM';
         tree.push(...descendantsOf(this.pid));
         signalGroup(this.pid, 'SIGTERM');
         killPids(tree, 'SIGTERM');
-        if (!(await this.waitExit(graceMs))) {
+        if (!(await this.waitExit(sigtermWait))) {
           step = 'SIGKILL';
           signalGroup(this.pid, 'SIGKILL');
           await this.waitExit(graceMs);
@@ -242,7 +264,15 @@ export class ServerProcess {
       }
     }
     this.reap(tree);
-    return { step, graceMs, ...(this.exitInfo ? { exit: this.exitInfo } : {}) };
+    const skipped = [...(stdinWait < graceMs ? (['stdin'] as const) : []), ...(sigtermWait < graceMs ? (['SIGTERM'] as const) : [])];
+    const outcome: StopOutcome = {
+      step,
+      graceMs,
+      ...(this.exitInfo ? { exit: this.exitInfo } : {}),
+      ...(skipped.length ? { skipped } : {}),
+    };
+    if (stdinWait === graceMs && sigtermWait === graceMs) ledger?.learn(outcome);
+    return outcome;
   }
 
   /** Stop by signal only (for servers that do not read stdin, e.g. HTTP servers). */
@@ -267,9 +297,13 @@ export class ServerProcess {
 
   private async waitExit(ms: number): Promise<boolean> {
     if (!this.running) return true;
+    if (ms <= 0) return false;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
+      timer = setTimeout(() => {
+        waitedOut('a server process to exit', ms);
+        resolve(false);
+      }, ms);
     });
     const done = await Promise.race([this.exited.then(() => true as const), timedOut]);
     clearTimeout(timer);

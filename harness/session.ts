@@ -18,6 +18,7 @@ import { currentAbortScope } from './scope.js';
 import { Subscription, subscriptionIdOf } from './subscription.js';
 import { CancellationLog, type ServerCancellation } from './cancellations.js';
 import { SubscriptionRouter } from './subscription-router.js';
+import { waitedOut } from './waits.js';
 import { TimeoutLedger, type WaitPlan } from './timeouts.js';
 import { MAX_VIOLATIONS, ViolationLog } from './violation-log.js';
 import { WireLog, type FrameOwner, type Tap } from './wire-log.js';
@@ -128,6 +129,8 @@ export interface RequestOptions {
   headerVersion?: string;
   /** Extra HTTP headers for this request. */
   headers?: Record<string, string>;
+  /** HTTP: told the answer's status and headers as soon as they arrive, before its body. */
+  onHeaders?: (http: HttpInfo) => void;
   /**
    * A request of another era (a legacy `initialize` sent to learn whether the
    * server speaks it): its answer is not validated against this era's schema
@@ -162,6 +165,8 @@ export interface SessionOptions {
   callGuard?: CallGuard;
   /** What the server listed as tools (shared by a target's connections; default: this connection's own). */
   toolLedger?: ToolLedger;
+  /** Told the method of every request as it goes out (the target's record of calls that may change state). */
+  onRequest?: (method: string) => void;
 }
 
 type Listener = (msg: JsonObject, frame: WireFrame) => void;
@@ -423,9 +428,10 @@ export class Session {
     const meta = this.profile.meta(opts.meta);
     const fullParams: JsonObject = { ...params };
     if (meta) fullParams._meta = { ...(params._meta as JsonObject | undefined), ...meta };
+    let answered: (http: HttpInfo) => void = () => {};
     const exchange = this.send(
       { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: fullParams },
-      { ...opts, timeoutMs: Infinity },
+      { ...opts, timeoutMs: Infinity, onHeaders: (http) => answered(http) },
       (frame) => (requestFrame = frame),
     );
     const filter = (params.notifications ?? {}) as JsonObject;
@@ -434,6 +440,7 @@ export class Session {
       return this.cancelledRequests.get(idKey(rid))?.frame;
     });
     sub.requestFrame = requestFrame;
+    answered = (http) => sub.answered(http);
     this.router.add(sub);
     return sub;
   }
@@ -710,6 +717,7 @@ export class Session {
 
       const text = JSON.stringify(message);
       const out = this.record('out', text, undefined, scope);
+      this.opts.onRequest?.(method);
       exchange.frames.push(out);
       sent = true;
       onSent?.(out);
@@ -723,6 +731,7 @@ export class Session {
     const timeoutMs = plan.timeoutMs;
     if (Number.isFinite(timeoutMs)) {
       f.pending.timer = setTimeout(() => {
+        waitedOut(`the answer to ${method}`, timeoutMs);
         f.http.abort();
         f.settle(() => {
           const err = new RequestTimeoutError(method, timeoutMs);
@@ -753,6 +762,7 @@ export class Session {
         headers,
         signal: f.http.signal,
         era: this.profile.era,
+        ...(opts.onHeaders ? { onHeaders: opts.onHeaders } : {}),
       })
       .then((outcome) => {
         // On HTTP the POST is over: a request still waiting got no JSON-RPC response.
@@ -824,7 +834,10 @@ export class Session {
       const offClosed = () => done(undefined);
       this.closeWaiters.add(offClosed);
       if (this.closedReason) return done(undefined);
-      timer = setTimeout(() => done(undefined), timeoutMs);
+      timer = setTimeout(() => {
+        waitedOut('a message', timeoutMs);
+        done(undefined);
+      }, timeoutMs);
       for (const s of signals) {
         if (s.aborted) return done(undefined);
         s.addEventListener('abort', onAbort, { once: true });

@@ -3,7 +3,7 @@
  * line in each direction (basic/transports/stdio).
  */
 import { LineSplitter } from './lines.js';
-import { ServerProcess, type LaunchOptions, type StopOutcome } from './process.js';
+import { ServerProcess, type LaunchOptions, type StopLedger, type StopOutcome } from './process.js';
 import type { SendInfo, SendOutcome, Transport, TransportSink } from './transport.js';
 
 export interface StdioOptions extends LaunchOptions {
@@ -11,6 +11,10 @@ export interface StdioOptions extends LaunchOptions {
   maxMessageBytes: number;
   /** Grace period of each shutdown step. */
   shutdownGraceMs: number;
+  /** The run's record of shutdown steps its servers ignore (not waited out twice). */
+  stops?: StopLedger;
+  /** A process launched ahead for this connection (a warm spare, never spoken to), instead of launching one. */
+  launched?: Promise<ServerProcess>;
 }
 
 /** How long after its exit a process's stdout may take to deliver its last bytes. */
@@ -20,11 +24,13 @@ export class StdioTransport implements Transport {
   readonly kind = 'stdio' as const;
   process: ServerProcess | undefined;
   shutdown: StopOutcome | undefined;
+  /** Close with every shutdown step waited out, whatever the run has seen (the check that judges the shutdown). */
+  fullStop = false;
 
   constructor(private readonly opts: StdioOptions) {}
 
   async start(sink: TransportSink): Promise<void> {
-    const proc = await ServerProcess.launch(this.opts.command, this.opts);
+    const proc = await (this.opts.launched ?? ServerProcess.launch(this.opts.command, this.opts));
     this.process = proc;
     const splitter = new LineSplitter(
       this.opts.maxMessageBytes,
@@ -76,7 +82,7 @@ export class StdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    const outcome = await this.process?.stop(this.opts.shutdownGraceMs);
+    const outcome = await this.process?.stop(this.opts.shutdownGraceMs, this.opts.stops, this.fullStop);
     // The first close tells how the server ended; a later one finds it gone.
     this.shutdown ??= outcome;
   }

@@ -8,6 +8,8 @@
 import type { Exchange, RequestId } from './session.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
+import type { HttpInfo } from './transport.js';
+import { waitedOut } from './waits.js';
 
 /** How the session tied a message to a subscription. */
 export type Attribution =
@@ -83,6 +85,12 @@ export class Subscription {
   private disposed = false;
   private endedFlag = false;
   private readonly waiters = new Set<Waiter>();
+  private headersSeen: ((http: HttpInfo | undefined) => void) | undefined;
+  /**
+   * HTTP: the listen answer's status and headers, as soon as they arrive
+   * (undefined on stdio, or when the request ended without an answer).
+   */
+  readonly headers: Promise<HttpInfo | undefined>;
 
   constructor(
     readonly id: RequestId,
@@ -91,6 +99,7 @@ export class Subscription {
     exchange: Promise<Exchange>,
     private readonly doCancel: (id: RequestId) => Promise<WireFrame | undefined>,
   ) {
+    this.headers = new Promise((resolve) => (this.headersSeen = resolve));
     this.ended = exchange.then(
       (ex) => {
         this.endedFlag = true;
@@ -101,6 +110,12 @@ export class Subscription {
         return { error };
       },
     );
+    void this.ended.then(() => this.headersSeen?.(undefined));
+  }
+
+  /** @internal HTTP: the listen answer's status and headers arrived. */
+  answered(http: HttpInfo): void {
+    this.headersSeen?.(http);
   }
 
   /** Neither answered, cancelled, nor cut off. */
@@ -149,6 +164,7 @@ export class Subscription {
         },
       };
       const timer = setTimeout(() => {
+        waitedOut('a subscription message', timeoutMs);
         this.waiters.delete(waiter);
         resolve(undefined);
       }, timeoutMs);

@@ -13,11 +13,13 @@ import { legacyClientProfile, legacyHandshake, type Handshake } from './legacy.j
 import { ToolLedger, type CallGuard } from './call-guard.js';
 import { HeaderMirror } from './header-mirror.js';
 import { HttpTransport } from './http.js';
-import { ServerProcess } from './process.js';
+import { ServerProcess, StopLedger } from './process.js';
 import { Redactor } from './redact.js';
 import type { ProtocolSchema } from './schema.js';
 import { Session } from './session.js';
 import { StdioTransport } from './stdio.js';
+import { SparePool } from './spares.js';
+import { shellCommandsRun } from './command.js';
 import { TimeoutLedger } from './timeouts.js';
 import type { TransportKind } from '../model/wire.js';
 import type { JsonObject } from '../model/json.js';
@@ -44,7 +46,27 @@ export interface TargetOptions {
   runSignal?: AbortSignal;
   /** The tool-call gate every connection puts each tools/call to (harness/call-guard.ts). */
   callGuard?: CallGuard;
+  /** stdio: server processes kept launched ahead of the connections that will take them (default 1; 0: none). */
+  spares?: number;
 }
+
+/** Methods that cannot change what a server reads at start-up: any other request moves the spares' epoch on. */
+const STATELESS_METHODS = new Set([
+  'server/discover',
+  'initialize',
+  'ping',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'prompts/get',
+  'resources/read',
+  'completion/complete',
+  'tasks/get',
+  'tasks/list',
+  'tasks/result',
+  'subscriptions/listen',
+]);
 
 export class Target {
   readonly kind: TransportKind;
@@ -59,6 +81,12 @@ export class Target {
   private readonly toolLedger = new ToolLedger();
   /** One record of silent tools and methods for every connection: at most one full timeout each. */
   readonly timeouts: TimeoutLedger;
+  /** One record of the shutdown steps the server ignores, for every connection: each waited out once. */
+  private readonly stops = new StopLedger();
+  /** Requests sent that may change server state outside a process (see STATELESS_METHODS). */
+  private stateCalls = 0;
+  /** stdio: warm spares (see harness/spares.ts). */
+  private spares: SparePool | undefined;
 
   private constructor(readonly opts: TargetOptions) {
     this.kind = opts.url ? 'http' : 'stdio';
@@ -134,6 +162,8 @@ export class Target {
           redactor: o.redactor,
           maxMessageBytes: o.maxMessageBytes,
           shutdownGraceMs: o.shutdownGraceMs,
+          stops: this.stops,
+          ...this.spareFor(),
         });
     const era = this.era;
     const profile: EraProfile = era.era === 'legacy' ? legacyClientProfile(era.schema) : modernProfile(o.revision, era.schema);
@@ -150,8 +180,13 @@ export class Target {
       timeouts: this.timeouts,
       toolLedger: this.toolLedger,
       ...(o.callGuard ? { callGuard: o.callGuard } : {}),
+      onRequest: (method) => {
+        if (!STATELESS_METHODS.has(method)) this.stateCalls++;
+      },
     });
     await session.start();
+    // Spares are launched once a connection has started, so they never slow the run's opening.
+    this.spares?.fill();
     this.sessions.add(session);
     if (era.era === 'legacy' && opts.handshake !== false) {
       let hs: Handshake;
@@ -170,6 +205,21 @@ export class Target {
     return session;
   }
 
+  /** stdio: a warm spare for the next connection, when one is ready (the pool is made on first use). */
+  private spareFor(): { launched?: ReturnType<SparePool['take']> } {
+    const o = this.opts;
+    const size = o.spares ?? 1;
+    if (!o.command || size <= 0) return {};
+    this.spares ??= new SparePool({
+      command: o.command,
+      launch: { env: o.env, cwd: o.cwd, redactor: o.redactor },
+      size,
+      epoch: () => this.stateCalls + shellCommandsRun(),
+    });
+    const launched = this.spares.take();
+    return launched ? { launched } : {};
+  }
+
   async disconnect(session: Session): Promise<void> {
     this.sessions.delete(session);
     await session.close();
@@ -177,7 +227,7 @@ export class Target {
 
   /** Close every connection and stop every process this target started. */
   async close(): Promise<void> {
-    await Promise.all([...this.sessions].map((s) => s.close()));
+    await Promise.all([...[...this.sessions].map((s) => s.close()), this.spares?.close()]);
     this.sessions.clear();
     await this.httpServer?.terminate(this.opts.shutdownGraceMs);
   }

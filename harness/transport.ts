@@ -13,6 +13,12 @@ export interface HttpInfo {
   notification?: boolean;
   /** Legacy era: the message arrived on a standalone GET stream. */
   standalone?: boolean;
+  /**
+   * The body, not an SSE stream, was read leniently as newline-separated JSON
+   * objects, each delivered as its line ended (a framing error judged by the
+   * check that owns it; the messages are still read).
+   */
+  lines?: boolean;
 }
 
 /** What a transport reports to the session above it. */
@@ -45,6 +51,8 @@ export interface SendInfo {
    * session id (`Mcp-Session-Id`) and none of the modern `Mcp-*` headers.
    */
   era?: 'modern' | 'legacy';
+  /** HTTP: told the answer's status and headers as soon as they arrive, before any body is read. */
+  onHeaders?: (http: HttpInfo) => void;
 }
 
 /** How one exchange ended at transport level (HTTP only carries anything here). */
@@ -130,4 +138,6 @@ export interface Transport {
   close(): Promise<void>;
   /** stdio: how the server process ended when the connection was closed. */
   readonly shutdown?: StopOutcome;
+  /** stdio: close with every shutdown step waited out, whatever earlier stops of the run showed. */
+  fullStop?: boolean;
 }

@@ -143,20 +143,21 @@ export async function writeReportFile(path: string, text: string): Promise<void>
 
 /** Writes the requested reports; returns the paths written, JUnit first. */
 export async function writeReports(run: RunResult, paths: ReportPaths): Promise<string[]> {
-  const written: string[] = [];
-  if (paths.junitPath !== undefined && paths.junitPath !== '') {
-    await writeReportFile(paths.junitPath, renderJUnit(run));
-    written.push(paths.junitPath);
-  }
-  if (paths.jsonPath !== undefined && paths.jsonPath !== '') {
-    await writeReportFile(paths.jsonPath, renderJson(run));
-    written.push(paths.jsonPath);
-  }
-  if (paths.htmlPath !== undefined && paths.htmlPath !== '') {
-    await writeReportFile(paths.htmlPath, renderHtml(run));
-    written.push(paths.htmlPath);
-  }
-  return written;
+  const jobs = reportJobs(run, paths);
+  // Rendered one after the other (CPU), written at once (each waits on its own flush to disk).
+  const texts = jobs.map(([, render]) => render());
+  await Promise.all(jobs.map(([path], i) => writeReportFile(path, texts[i]!)));
+  return jobs.map(([path]) => path);
+}
+
+/** The requested reports, JUnit first: each path with its renderer. */
+function reportJobs(run: RunResult, paths: ReportPaths): Array<[string, () => string]> {
+  const jobs: Array<[string | undefined, () => string]> = [
+    [paths.junitPath, () => renderJUnit(run)],
+    [paths.jsonPath, () => renderJson(run)],
+    [paths.htmlPath, () => renderHtml(run)],
+  ];
+  return jobs.filter((j): j is [string, () => string] => j[0] !== undefined && j[0] !== '');
 }
 
 /** Where a report went when its own path did not work. */
@@ -200,32 +201,38 @@ export async function writeReportsWithin(
   fallback = fallbackDir(),
 ): Promise<WriteOutcome> {
   const outcome: WriteOutcome = { written: [], fallbacks: [], lost: [] };
-  const jobs: Array<[string | undefined, () => string]> = [
-    [paths.junitPath, () => renderJUnit(run)],
-    [paths.jsonPath, () => renderJson(run)],
-    [paths.htmlPath, () => renderHtml(run)],
-  ];
   const started = Date.now();
-  // Each report gets an equal share of what is left, and the fallback half of its own share.
-  for (let i = 0; i < jobs.length; i++) {
-    const [path, render] = jobs[i]!;
-    if (path === undefined || path === '') continue;
-    const share = Math.max(200, (timeoutMs - (Date.now() - started)) / (jobs.length - i));
-    const text = render();
-    try {
-      await within(share / 2, `writing ${path}`, writeReportFile(path, text));
-      outcome.written.push(path);
-      continue;
-    } catch (err) {
-      const cause = (err as Error).message;
-      const other = join(fallback, basename(path));
-      try {
-        await within(share / 2, `writing ${other}`, writeFileAtomic(other, text));
-        outcome.fallbacks.push({ path, fallback: other, cause });
-      } catch (err2) {
-        outcome.lost.push({ path, fallback: other, cause: `${cause}; fallback: ${(err2 as Error).message}` });
-      }
-    }
+  const jobs = reportJobs(run, paths);
+  const texts = jobs.map(([, render]) => render());
+  // Written at once: each report gets what is left of the time, and its fallback half of it.
+  const share = Math.max(200, timeoutMs - (Date.now() - started));
+  const ends = await Promise.all(jobs.map(([path], i) => writeOne(path, texts[i]!, share, fallback)));
+  for (const [i, end] of ends.entries()) {
+    if (end === 'written') outcome.written.push(jobs[i]![0]);
+    else if ('lost' in end) outcome.lost.push(end.lost);
+    else outcome.fallbacks.push(end.fallback);
   }
   return outcome;
+}
+
+/** One report: to its path within half of `share`, else to the fallback folder within the other half. */
+async function writeOne(
+  path: string,
+  text: string,
+  share: number,
+  fallback: string,
+): Promise<'written' | { fallback: ReportFallback } | { lost: ReportFallback }> {
+  try {
+    await within(share / 2, `writing ${path}`, writeReportFile(path, text));
+    return 'written';
+  } catch (err) {
+    const cause = (err as Error).message;
+    const other = join(fallback, basename(path));
+    try {
+      await within(share / 2, `writing ${other}`, writeFileAtomic(other, text));
+      return { fallback: { path, fallback: other, cause } };
+    } catch (err2) {
+      return { lost: { path, fallback: other, cause: `${cause}; fallback: ${(err2 as Error).message}` } };
+    }
+  }
 }

@@ -36,7 +36,7 @@
  * builder (see escape.ts), and `]]>` is broken up in CDATA content (the
  * builder only splits the first occurrence).
  */
-import jrbModule from 'junit-report-builder';
+import { createRequire } from 'node:module';
 import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 import type { CheckResult, Finding, RunResult, SubjectResult } from '../model/results.js';
 import { COUNT_LABELS, countRun } from '../model/results.js';
@@ -70,6 +70,15 @@ function rootBuilder(mod: unknown): Builder {
   if (m && typeof m.newBuilder === 'function') return m as unknown as Builder;
   if (m?.default && typeof m.default.newBuilder === 'function') return m.default as unknown as Builder;
   throw new Error('junit-report-builder: unexpected module shape');
+}
+
+/** The builder package, loaded on first use: a run that writes no JUnit report never loads it. */
+let jrbModule: unknown;
+const loadBuilder = (): unknown => (jrbModule ??= createRequire(import.meta.url)('junit-report-builder'));
+
+/** Load the builder now (the CLI does once a run is under way, so writing the reports never waits for it). */
+export function preloadJUnit(): void {
+  loadBuilder();
 }
 
 /** Safe text for an attribute or element: terminal-safe, XML-valid, newlines kept. */
@@ -190,7 +199,7 @@ function stderrTail(stderr: string): string {
 }
 
 export function renderJUnit(run: RunResult): string {
-  const builder = rootBuilder(jrbModule).newBuilder();
+  const builder = rootBuilder(loadBuilder()).newBuilder();
   builder.name(t(`${run.tool.name} ${run.tool.version} (${run.revision})`));
   // --spec all: each era's suites, named `<revision> <area>` (classname `<revision>.<area>`).
   // Every era's suites carry the run's selection (what was left out, the config file).

@@ -16,9 +16,9 @@
 import { walkList } from '../harness/walk.js';
 import type { Session } from '../harness/session.js';
 import { orderFrames, type Subscription } from '../harness/subscription.js';
-import { defineCheck, idOf, type Probe } from './check.js';
+import { defineCheck, type Probe } from './check.js';
 import { describeDiff, isSame, toolsDiff } from './compare.js';
-import { acknowledgedFirst, fire, listenFact, runTrigger } from './subscriptions.js';
+import { acknowledgedSubscription, fire, runTrigger } from './subscriptions.js';
 import { LISTS } from './lists.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
@@ -96,15 +96,7 @@ const FILTERS = { prompts: 'promptsListChanged', resources: 'resourcesListChange
  */
 async function listenFor(t: Probe, session: Session, slug: keyof typeof FILTERS): Promise<Subscription | undefined> {
   if (t.ctx.era === 'legacy') return undefined;
-  t.requires(listenFact(t));
-  const sub = t.listen(session, { notifications: { [FILTERS[slug]]: true } });
-  const ms = t.ctx.settings.requestTimeoutMs;
-  const ack = await Promise.race([sub.acknowledgment(ms), sub.ended.then(() => undefined)]);
-  if (!ack)
-    t.notObserved(`a subscription asking for ${FILTERS[slug]} was not acknowledged within ${ms / 1000} s; see ${idOf(acknowledgedFirst)}`);
-  const agreed = (ack.msg.params as JsonObject | undefined)?.notifications as JsonObject | undefined;
-  t.note('acknowledged filter', agreed);
-  return sub;
+  return acknowledgedSubscription(t, session, { notifications: { [FILTERS[slug]]: true } });
 }
 
 /**

@@ -48,11 +48,45 @@ const NO_END_TRIGGER =
 /** Runs in which the server was seen not to notify after a change: later checks do not wait again. */
 const silentRuns = new WeakSet<SuiteContext>();
 
+/** HTTP facts of the listen answer. */
+type HttpInfo = NonNullable<Awaited<Subscription['headers']>>;
+
 interface Opened {
   sub: Subscription;
   ack?: SubscriptionMessage;
   /** Why there is no acknowledgment. */
   why?: string;
+  /**
+   * HTTP: the listen was answered with something other than an SSE stream (its
+   * status and headers): a framing subscriptions/http-sse judges; the others
+   * read what came leniently and judge what they can.
+   */
+  framing?: HttpInfo;
+  /** HTTP: the listen answer's status and headers, when they had arrived. */
+  headers?: HttpInfo;
+}
+
+/** HTTP: a 2xx answer labelled text/event-stream. */
+function isSseAnswer(http: HttpInfo): boolean {
+  return http.status >= 200 && http.status < 300 && /^text\/event-stream\b/i.test(http.contentType ?? '');
+}
+
+/**
+ * HTTP: settles once the listen answer's headers show no SSE stream and a
+ * later request on the connection has been answered (whatever the body
+ * carried by then was read, newline-separated JSON included); never for an
+ * SSE stream or on stdio.
+ */
+async function notAStream(sub: Subscription, session: Session): Promise<HttpInfo> {
+  const http = await sub.headers;
+  if (!http || isSseAnswer(http)) return new Promise<HttpInfo>(() => {});
+  await roundTrip(session).catch(() => undefined);
+  return http;
+}
+
+/** Status and Content-Type of an answer, in words. */
+function describeHeaders(http: HttpInfo): string {
+  return `HTTP ${http.status}, Content-Type: ${show(http.contentType || '(none)')}`;
 }
 
 /** Open a subscription and wait for its acknowledgment (or the listen request ending) within the request timeout. */
@@ -69,7 +103,18 @@ export function listenFact(t: Probe): Fact<unknown> {
   return t.ctx.run.memo(listenAnswers, (): Fact<Opened> => ({ owner: acknowledgedFirst }));
 }
 
-async function open(t: Probe, session: Session, params: JsonObject, subs: Subscription[], opts: RequestOptions = {}): Promise<Opened> {
+/** The value of a promise that has already settled, else undefined. */
+const settled = <T>(p: Promise<T>): Promise<T | undefined> => Promise.race([p, Promise.resolve(undefined)]);
+
+async function open(
+  t: Probe,
+  session: Session,
+  params: JsonObject,
+  subs: Subscription[],
+  opts: RequestOptions = {},
+  /** HTTP: an SSE answer's headers are enough (http-sse judges them; the acknowledgment is acknowledged-first's). */
+  untilHeaders = false,
+): Promise<Opened> {
   const fact = listenFact(t) as Fact<Opened>;
   if (t.check !== fact.owner) t.requires(fact);
   // The owner judges the attempt that met the silence (its frames are the evidence) without waiting it out again.
@@ -77,9 +122,24 @@ async function open(t: Probe, session: Session, params: JsonObject, subs: Subscr
   const sub = session.listen(params, opts);
   subs.push(sub);
   const ms = t.ctx.settings.requestTimeoutMs;
-  const ack = await Promise.race([sub.acknowledgment(ms), sub.ended.then(() => undefined)]);
+  const framing = notAStream(sub, session);
+  const streamed = untilHeaders ? sub.headers.then((h) => (h && isSseAnswer(h) ? undefined : new Promise<never>(() => {}))) : undefined;
+  const ack = await Promise.race([
+    sub.acknowledgment(ms),
+    sub.ended.then(() => undefined),
+    framing.then(() => undefined),
+    ...(streamed ? [streamed] : []),
+  ]);
   const found = ack ?? sub.messages.find((m) => m.msg.method === ACKNOWLEDGED);
-  if (found) return { sub, ack: found };
+  const http = await settled(framing);
+  const headers = await settled(sub.headers);
+  if (found) return { sub, ack: found, headers, ...(http ? { framing: http } : {}) };
+  if (headers && isSseAnswer(headers) && untilHeaders) return { sub, headers, why: 'not waited for (the headers decided)' };
+  if (http && sub.open) {
+    // The framing is http-sse's finding; nothing the others could read leniently acknowledged the subscription.
+    const why = `subscriptions/listen was answered ${describeHeaders(http)}, not an SSE stream, and no acknowledgment could be read from its body; see ${idOf(httpSse)}`;
+    return { sub, why, framing: http, headers };
+  }
   const end = sub.open ? undefined : await sub.ended;
   const why = end
     ? end.exchange
@@ -91,12 +151,26 @@ async function open(t: Probe, session: Session, params: JsonObject, subs: Subscr
     fact.failed ??= `a subscriptions/listen request (connection ${session.connection}) got no acknowledgment and no answer within ${ms / 1000} s`;
     fact.value ??= { sub, why };
   }
-  return { sub, why };
+  return { sub, why, headers };
+}
+
+/**
+ * For the checks of other pages that wait on a subscription: open one on
+ * `session` (cancelled when the check ends) and return its acknowledgment, or
+ * end the check not-observed, naming the check that judges why there is none.
+ */
+export async function acknowledgedSubscription(t: Probe, session: Session, params: JsonObject): Promise<Subscription> {
+  const subs: Subscription[] = [];
+  t.defer(() => cancelAll(subs));
+  const o = await open(t, session, params, subs);
+  const ack = requireAck(t, o);
+  t.note('acknowledged filter', (ack.msg.params as JsonObject | undefined)?.notifications);
+  return o.sub;
 }
 
 /** The acknowledgment, or not-observed (the acknowledgment itself is judged by subscriptions/acknowledged-first). */
 function requireAck(t: Probe, o: Opened): SubscriptionMessage {
-  if (!o.ack) t.notObserved(`the subscription was not acknowledged (${o.why}); see ${idOf(acknowledgedFirst)}`);
+  if (!o.ack) t.notObserved(`the subscription was not acknowledged (${o.why}); see ${idOf(o.framing ? httpSse : acknowledgedFirst)}`);
   return o.ack;
 }
 
@@ -191,9 +265,12 @@ export const acknowledgedFirst = defineCheck({
   observer: true,
   async run(t) {
     const subs: Subscription[] = [];
+    let o: Opened | undefined;
     try {
-      if (maySend(t)) {
-        const o = await open(t, t.session, TOOLS_FILTER, subs);
+      o = maySend(t) ? await open(t, t.session, TOOLS_FILTER, subs) : undefined;
+      // A listen answer that is no SSE stream is http-sse's finding: judged here only from what could be read of it.
+      if (o && !o.ack && o.framing) t.note('not judged', o.why);
+      else if (o) {
         if (
           t.expect(!!o.ack, {
             expected: 'notifications/subscriptions/acknowledged for the subscription',
@@ -217,7 +294,8 @@ export const acknowledgedFirst = defineCheck({
     const passive = beforeAcknowledgment(t.ctx);
     reportObservations(t, passive.observations);
     t.note('acknowledged subscriptions observed', passive.acknowledged);
-    if (t.findings.length === 0 && passive.acknowledged === 0) t.notObserved('no subscription of the run was acknowledged');
+    if (t.findings.length === 0 && passive.acknowledged === 0)
+      t.notObserved(`no subscription of the run was acknowledged${o?.framing && !o.ack ? ` (${o.why})` : ''}`);
   },
 });
 
@@ -365,15 +443,12 @@ export const httpSse = defineCheck({
     const subs: Subscription[] = [];
     const session = t.session;
     try {
-      const o = await open(t, session, TOOLS_FILTER, subs);
-      if (!t.expect(!!o.ack, { expected: 'an SSE stream carrying the acknowledgment', actual: o.why ?? '', wire: o.sub.frames() })) return;
-      const http = o.ack!.frame.http;
-      t.note('Content-Type', http?.contentType);
-      t.expect(/^text\/event-stream\b/i.test(http?.contentType ?? ''), {
-        expected: 'Content-Type: text/event-stream on the listen response',
-        actual: `Content-Type: ${show(http?.contentType ?? '(none)')}`,
-        wire: o.sub.frames(),
-      });
+      // Decided at the status line and headers: an SSE stream, or not (the acknowledgment is acknowledged-first's).
+      const o = await open(t, session, TOOLS_FILTER, subs, {}, true);
+      const http = o.headers;
+      if (!http) return t.notObserved(`the listen request got no answer (${o.why}); see ${idOf(acknowledgedFirst)}`);
+      t.note('Content-Type', http.contentType);
+      if (!isSseAnswer(http)) return judgeNotStreamed(t, o, http);
       await roundTrip(session);
       if (!o.sub.open) {
         const end = await o.sub.ended;
@@ -387,6 +462,28 @@ export const httpSse = defineCheck({
     }
   },
 });
+
+/**
+ * A listen answered with something other than an SSE stream: a failure,
+ * unless by the time a later request was answered the body had ended as one
+ * JSON-RPC error (the server declined the subscription, in the single JSON
+ * object the sentence allows).
+ */
+async function judgeNotStreamed(t: Probe, o: Opened, http: HttpInfo): Promise<void> {
+  const end = o.sub.open ? undefined : await o.sub.ended;
+  if (end?.exchange?.error && o.sub.messages.length <= 1) {
+    t.notObserved(`the server declined the subscription: subscriptions/listen was answered with ${describeAnswer(end.exchange)}`);
+  }
+  const body = o.sub.messages.length
+    ? `its body carried ${o.sub.messages.length} message(s)${o.sub.messages.length > 1 ? ' (newline-separated JSON)' : ''}: ${o.sub.messages.map(describe).join(', ')}`
+    : 'nothing of its body had arrived when a later request was answered';
+  t.expect(false, {
+    expected:
+      'Content-Type: text/event-stream on the listen response (its acknowledgment and notifications are messages before the response: an SSE stream)',
+    actual: `${describeHeaders(http)}; ${body}`,
+    wire: o.sub.frames(),
+  });
+}
 
 export const noRequestScoped = defineCheck({
   id: 'subscriptions/no-request-scoped',
@@ -642,7 +739,11 @@ function serverEnd(t: Probe): Promise<ServerEnd> {
     try {
       const o = await open(t, session, TOOLS_FILTER, subs, { id: session.nextIdOf('string') });
       if (!o.ack)
-        return { why: `the subscription was not acknowledged (${o.why}); see ${idOf(acknowledgedFirst)}`, ms, wire: o.sub.frames() };
+        return {
+          why: `the subscription was not acknowledged (${o.why}); see ${idOf(o.framing ? httpSse : acknowledgedFirst)}`,
+          ms,
+          wire: o.sub.frames(),
+        };
       const fired = await runTrigger(t, session, end.trigger);
       if (!fired.ok) return { why: `the configured subscriptionEnd.trigger failed: ${fired.detail}`, ms, wire: [] };
       const torn = namesListen(o.sub);

@@ -44,6 +44,8 @@ export const exitsOnStdinClose = defineCheck({
     // A process of its own, shown to be serving, then its stdin closed.
     const s = await t.ctx.openSession();
     const ex = await s.request('server/discover');
+    // Every step waited out, whatever earlier connections showed (they skip what this one judges).
+    s.transport.fullStop = true;
     await s.close();
     const how = s.shutdown;
     if (!how) return t.notObserved('the server process could not be observed stopping');

@@ -75,14 +75,16 @@ describe('concurrent checks', () => {
   // listen report at once, naming the check that judges it, and a tool that timed out
   // once is not waited for again.
   for (const transport of ['stdio', 'http'] as const) {
-    for (const behave of ['json-listen', 'silent-call'] as const) {
+    // silent-listen: the listen is never answered (no headers); a listen answered with JSON is judged at its
+    // headers instead (test/subscriptions.test.ts, and the bench's json-listen variants).
+    for (const behave of ['silent-listen', 'silent-call'] as const) {
       it(`${transport}: --behave ${behave} ends within 2x --timeout`, async () => {
         const r = await run(transport, { serverArgs: ['--behave', behave], timeoutMs: 10_000 });
         expect(r.aborted, describeRun(r)).toBeUndefined();
         if (behave === 'silent-call') expect(JSON.stringify(r.checks)).toMatch(/not waited for again/);
         // Whoever depends on the silent listen says so, naming the check that judges it; only
         // the first listener to meet the silence waits the request timeout out.
-        if (behave === 'json-listen') {
+        if (behave === 'silent-listen') {
           const dependants = r.checks.filter((c) => c.id.startsWith('subscriptions/') && c.id !== 'subscriptions/acknowledged-first');
           const waited: string[] = [];
           for (const c of dependants) {

@@ -13,6 +13,7 @@ import { ProtocolSchema } from '../harness/schema.js';
 import { withAbortScope } from '../harness/scope.js';
 import { Session } from '../harness/session.js';
 import { TimeoutLedger } from '../harness/timeouts.js';
+import { ServerProcess, StopLedger } from '../harness/process.js';
 
 describe('LineSplitter', () => {
   it('splits lines across chunks and strips CR', () => {
@@ -415,5 +416,30 @@ describe('HTTP transport', () => {
     server.close();
     expect(got).toHaveLength(2);
     expect(got[0]!.http).toMatchObject({ status: 200, contentType: 'application/json', stream: true, requestId: 5 });
+  });
+});
+
+describe('stopping servers (StopLedger)', () => {
+  // One wait per failure: once a stop has waited out the stdin and SIGTERM steps in vain, later stops skip them,
+  // unless asked to go the whole way (transport/exits-on-stdin-close judges its own stop).
+  it('a server seen to ignore stdin close and SIGTERM is killed at once on later stops; a full stop still waits', async () => {
+    const ledger = new StopLedger();
+    // Ignores both, and says so once its handlers are in place (a stop before that would be no test of them).
+    const script =
+      "process.on('SIGTERM',()=>{});process.stdin.on('data',()=>{});process.stdin.on('end',()=>{});setInterval(()=>{},1000);console.log('ready')";
+    const launch = async () => {
+      const p = await ServerProcess.launch(`node -e "${script}"`, { redactor: new Redactor() });
+      await new Promise((resolve) => p.stdout.once('data', resolve));
+      return p;
+    };
+    const first = await (await launch()).stop(200, ledger);
+    expect(first).toMatchObject({ step: 'SIGKILL' });
+    expect(first.skipped).toBeUndefined();
+    expect(ledger).toMatchObject({ stdinIgnored: true, sigtermIgnored: true });
+    const second = await (await launch()).stop(200, ledger);
+    expect(second).toMatchObject({ step: 'SIGKILL', skipped: ['stdin', 'SIGTERM'] });
+    const full = await (await launch()).stop(200, ledger, true);
+    expect(full).toMatchObject({ step: 'SIGKILL' });
+    expect(full.skipped).toBeUndefined();
   });
 });

@@ -120,3 +120,18 @@ export function describeRun(run: RunResult): string {
   );
   return [`aborted=${run.aborted ?? '-'} harnessErrors=${run.harnessErrors.join('|') || '-'}`, ...lines].join('\n');
 }
+
+/**
+ * The kill-matrix cases to define: every check's, or with KILL_MATRIX_CHECKS
+ * set (by `npm run test:fast`), only those of the listed check ids
+ * (comma-separated; empty: none), so a developer's loop proves the checks the
+ * working tree changed.
+ */
+export function inKillMatrix(checkId: string): boolean {
+  const only = process.env.KILL_MATRIX_CHECKS;
+  if (only === undefined) return true;
+  return only.split(',').includes(checkId);
+}
+
+/** The kill matrix is filtered (KILL_MATRIX_CHECKS is set): test:fast's one pass of the catalogue is the modern one. */
+export const killMatrixFiltered = process.env.KILL_MATRIX_CHECKS !== undefined;

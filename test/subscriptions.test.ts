@@ -7,7 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { runConformance } from '../engine/run.js';
 import type { RunResult } from '../model/results.js';
-import { describeRun, freePort, referenceCommand } from './helpers.js';
+import { join } from 'node:path';
+import { loadConfig } from '../engine/config.js';
+import { describeRun, freePort, referenceCommand, ROOT } from './helpers.js';
 
 function verdicts(run: RunResult): Record<string, string> {
   return Object.fromEntries(run.checks.map((c) => [c.id, c.results.map((r) => `${r.verdict}: ${r.reason ?? ''}`).join(' | ')]));
@@ -99,4 +101,41 @@ describe('a command trigger', () => {
       /^not-observed: the configured listChanged.trigger failed: the command exited with code 3; stderr: nope/,
     );
   });
+});
+
+// One cause, one finding (issue 24): a listen answered under application/json is subscriptions/http-sse's
+// finding, decided at its headers; the checks that depend on the listen read the body leniently (newline-separated
+// JSON objects included) and judge what they can, or are not-observed naming http-sse. The request timeout is
+// far longer than the test's: a wait for it would fail the test, not slow it.
+describe('a listen answered under application/json (HTTP, the whole catalogue)', () => {
+  const failures = (run: RunResult) =>
+    run.checks.filter((c) => c.results.some((r) => r.verdict === 'fail' || r.verdict === 'warn')).map((c) => c.id);
+  const runFramed = async (behave: string) => {
+    const port = await freePort();
+    return runConformance({
+      command: referenceCommand('--behave', behave, '--http', String(port)),
+      url: `http://127.0.0.1:${port}/mcp`,
+      config: loadConfig(join(ROOT, 'fixtures/reference.config.yaml')).config,
+      requestTimeoutMs: 600_000,
+    });
+  };
+
+  it('newline-separated JSON: one failure, the framing; acknowledged-first passes on the acknowledgment it read', async () => {
+    const run = await runFramed('newline-json-listen');
+    expect(failures(run), describeRun(run)).toEqual(['subscriptions/http-sse']);
+    const v = verdicts(run);
+    const framing = run.checks.find((c) => c.id === 'subscriptions/http-sse')!.results[0]!;
+    expect(JSON.stringify(framing.findings)).toMatch(/application\/json.*its body carried .*notifications\/subscriptions\/acknowledged/);
+    expect(v['subscriptions/acknowledged-first'], describeRun(run)).toMatch(/^pass/);
+    expect(v['subscriptions/subscription-id'], describeRun(run)).toMatch(/^pass/);
+  }, 120_000);
+
+  it('a JSON body that never arrives: one failure, at the headers; the dependants are not-observed naming http-sse', async () => {
+    const run = await runFramed('json-listen');
+    expect(failures(run), describeRun(run)).toEqual(['subscriptions/http-sse']);
+    const v = verdicts(run);
+    expect(v['subscriptions/acknowledged-first'], describeRun(run)).toMatch(/^not-observed: .*subscriptions\/http-sse/);
+    for (const id of ['subscriptions/list-changed', 'prompts/list-changed', 'resources/list-changed'])
+      expect(v[id], describeRun(run)).toMatch(/^not-observed: .*see subscriptions\/http-sse/);
+  }, 120_000);
 });
