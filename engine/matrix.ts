@@ -14,7 +14,7 @@
 import { join, resolve } from 'node:path';
 import { citationsOf } from '../suites/check.js';
 import { catalogue } from '../suites/index.js';
-import { summarize, type CheckResult, type RunResult } from '../model/results.js';
+import { countRun, exitCodeOf, type CheckResult, type RunResult } from '../model/results.js';
 import type { GatewayChange, MatrixCell, MatrixColumn, MatrixResult, MatrixRow, TargetSpec } from '../model/matrix.js';
 import { checkAnchor, checkVerdict } from '../render/html.js';
 import { renderMatrixHtml } from '../render/matrix.js';
@@ -155,12 +155,12 @@ function withhold(run: RunResult, stale: Map<string, string>, specDir?: string):
       const why = stale.get(`${c.spec.revision}\u0000${c.id}`);
       if (why !== undefined) withholdCheck(c, why, specDir!);
     }
-    part.summary = summarize(part.checks);
+    part.summary = countRun(part);
+    part.exitCode = exitCodeOf(part);
   }
-  if (run.eras) run.summary = summarize(parts.flatMap((p) => p.checks));
-  for (const r of [run, ...(run.eras ?? [])]) {
-    if (r.exitCode === 1 && r.summary.fail === 0 && !(r.strict && r.summary.warn > 0)) r.exitCode = 0;
-  }
+  if (run.eras) run.summary = countRun(run);
+  // A withheld failure no longer fails the run: the gate's own rule (model/results.ts) says what it exits.
+  run.exitCode = exitCodeOf(run);
 }
 
 function withholdCheck(c: CheckResult, why: string, specDir: string): void {

@@ -16,6 +16,8 @@ interface Spare {
   proc: Promise<ServerProcess>;
   /** The state epoch when it was launched. */
   epoch: number;
+  /** Set once the process has exited on its own (e.g. a port or a lock another process holds): never handed out. */
+  dead?: boolean;
 }
 
 export interface SpareOptions {
@@ -41,7 +43,7 @@ export class SparePool {
     let found: Spare | undefined;
     while (!found && this.spares.length) {
       const s = this.spares.shift()!;
-      if (s.epoch === epoch) found = s;
+      if (s.epoch === epoch && !s.dead) found = s;
       else this.discard(s);
     }
     return found?.proc;
@@ -52,8 +54,14 @@ export class SparePool {
     while (!this.closed && this.spares.length < this.opts.size) {
       const proc = ServerProcess.launch(this.opts.command, this.opts.launch);
       // A launch that fails is the taker's to report (its connect rejects); an untaken one is only dropped.
-      proc.catch(() => {});
-      this.spares.push({ proc, epoch: this.opts.epoch() });
+      const spare: Spare = { proc, epoch: this.opts.epoch() };
+      // A spare that exits before it is taken (a server that cannot run twice at once, say) is dropped, and the
+      // connection launches its own process then, as it would without spares.
+      proc.then(
+        (p) => void p.exited.then(() => (spare.dead = true)),
+        () => {},
+      );
+      this.spares.push(spare);
     }
   }
 

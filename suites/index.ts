@@ -88,7 +88,7 @@ export { resultSchema as toolsListOwner } from './tools-list.js';
 export { DEFAULT_RUNS, parseReplay, type ArgumentSettings } from './args/calls.js';
 export { chosenTriggers } from './triggers.js';
 export { answeredInitialize } from './versioning.js';
-export { callGuard, HELD_BACK_FLAG } from './safety.js';
+export { callGuard, HELD_BACK_FLAG, whyNotCallable } from './safety.js';
 
 const fileOf = new Map<string, string>(suiteModules.flatMap((m) => m.checks.map((c) => [c.id, m.file] as const)));
 
