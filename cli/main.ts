@@ -85,6 +85,7 @@ export interface Flags {
   maxRestarts: number;
   maxPages: number;
   shutdownTimeout: number;
+  spares: number;
   maxRounds: number;
   probeTimeout: number;
   notificationTimeout?: number;
@@ -101,6 +102,11 @@ export interface Flags {
 const positiveInt = (label: string) => (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${label} must be a positive whole number`);
+  return n;
+};
+const sparesValue = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 4) throw new InvalidArgumentError('--spares must be a whole number from 0 to 4');
   return n;
 };
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -187,6 +193,12 @@ function reportAndLimitOptions(cmd: Command): Command {
       'how long a launched HTTP server may take to accept connections',
       positiveInt('--startup-timeout'),
       DEFAULTS.startupTimeoutMs,
+    )
+    .option(
+      '--spares <n>',
+      'stdio: server processes launched ahead of the fresh connections that take them (0: none; only for a server that can run as several processes at once)',
+      sparesValue,
+      0,
     )
     .option('--max-restarts <n>', 'stdio: restarts allowed after the server exits', positiveInt('--max-restarts'), DEFAULTS.maxRestarts)
     .option('--max-pages <n>', 'longest cursor chain a list walk follows', positiveInt('--max-pages'), DEFAULTS.maxPages)
@@ -350,6 +362,7 @@ export function runOptions(flags: Flags, p: Prepared, argv: string[]): Conforman
     maxRestarts: flags.maxRestarts,
     maxPages: flags.maxPages,
     shutdownGraceMs: flags.shutdownTimeout,
+    spares: flags.spares,
     maxRounds: flags.maxRounds,
     probeTimeoutMs: flags.probeTimeout,
     notificationTimeoutMs: flags.notificationTimeout,

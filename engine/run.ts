@@ -90,6 +90,12 @@ export interface RunOptions {
   maxMessageBytes?: number;
   startupTimeoutMs?: number;
   shutdownGraceMs?: number;
+  /**
+   * stdio: server processes launched ahead of the connections that take them
+   * (harness/spares.ts; default 0). Only for a server that can run as several
+   * processes at once: one that holds a port or a lock fails as a spare.
+   */
+  spares?: number;
   maxRestarts?: number;
   /** Longest cursor chain a list walk follows. */
   maxPages?: number;
@@ -471,6 +477,7 @@ function openTarget(prep: Prepared, signal: AbortSignal): Promise<Target> {
     maxMessageBytes: o.maxMessageBytes,
     startupTimeoutMs: o.startupTimeoutMs,
     shutdownGraceMs: o.shutdownGraceMs,
+    spares: o.spares ?? 0,
     clock: prep.clock,
     runSignal: signal,
     // The last gate of the safety promise: every tools/call of the run is put to the policy on its way out.

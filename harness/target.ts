@@ -46,7 +46,7 @@ export interface TargetOptions {
   runSignal?: AbortSignal;
   /** The tool-call gate every connection puts each tools/call to (harness/call-guard.ts). */
   callGuard?: CallGuard;
-  /** stdio: server processes kept launched ahead of the connections that will take them (default 1; 0: none). */
+  /** stdio: server processes kept launched ahead of the connections that will take them (default 0: none). */
   spares?: number;
 }
 
@@ -208,7 +208,7 @@ export class Target {
   /** stdio: a warm spare for the next connection, when one is ready (the pool is made on first use). */
   private spareFor(): { launched?: ReturnType<SparePool['take']> } {
     const o = this.opts;
-    const size = o.spares ?? 1;
+    const size = o.spares ?? 0;
     if (!o.command || size <= 0) return {};
     this.spares ??= new SparePool({
       command: o.command,
