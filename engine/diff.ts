@@ -13,7 +13,33 @@ import type { CheckResult, RunResult, SubjectResult, Verdict } from '../model/re
 /** Best first. */
 export const VERDICT_ORDER: readonly Verdict[] = ['pass', 'skip', 'not-observed', 'warn', 'fail'];
 
-const rank = (v: Verdict | undefined) => (v === undefined ? -1 : VERDICT_ORDER.indexOf(v));
+/**
+ * The one rule of what moved for the worse, and of worst-first order, for
+ * `diff` and `matrix --compare`, over a best-first verdict order: a verdict
+ * lower in the order is worse; a subject gone is worse; a new one is worse
+ * when it warns or fails. Sorted worse first, then by the worst later verdict
+ * (gone counts as worst but fail), then by the biggest drop (or gain).
+ */
+export function verdictMoves<V extends string>(order: readonly V[]) {
+  const rank = (v: V | undefined) => (v === undefined ? -1 : order.indexOf(v));
+  const severity = (v: V | undefined) => (v === undefined ? order.length - 1.5 : rank(v));
+  return {
+    isWorse(before: V | undefined, after: V | undefined): boolean {
+      if (before === undefined) return after === 'warn' || after === 'fail';
+      if (after === undefined) return true;
+      return rank(after) > rank(before);
+    },
+    byWorst(p: { worse: boolean; before?: V; after?: V }, q: { worse: boolean; before?: V; after?: V }): number {
+      return (
+        Number(q.worse) - Number(p.worse) ||
+        severity(q.after) - severity(p.after) ||
+        (p.worse ? severity(p.before) - severity(q.before) : severity(q.before) - severity(p.before))
+      );
+    },
+  };
+}
+
+const { isWorse, byWorst } = verdictMoves(VERDICT_ORDER);
 
 export interface VerdictChange {
   /** For results holding more than one era (`--spec all`): which. */
@@ -52,12 +78,6 @@ function detailOf(r: SubjectResult): string | undefined {
   return text ? text.replace(/\s+/g, ' ').slice(0, 200) : undefined;
 }
 
-function isWorse(before: Verdict | undefined, after: Verdict | undefined): boolean {
-  if (before === undefined) return after === 'warn' || after === 'fail';
-  if (after === undefined) return true;
-  return rank(after) > rank(before);
-}
-
 /** Every verdict that changed, worse ones first, each group from the worst later verdict down. */
 export function diffRuns(before: RunResult, after: RunResult): VerdictChange[] {
   const a = entries(before);
@@ -82,16 +102,7 @@ export function diffRuns(before: RunResult, after: RunResult): VerdictChange[] {
       ...(y && detailOf(y.result) ? { detail: detailOf(y.result) } : {}),
     });
   }
-  // Worse first; then the worst later verdict (gone counts as worst but fail); then the biggest drop (or gain); then by id.
-  const severity = (v: Verdict | undefined) => (v === undefined ? VERDICT_ORDER.length - 1.5 : rank(v));
-  return changes.sort(
-    (p, q) =>
-      Number(q.worse) - Number(p.worse) ||
-      severity(q.after) - severity(p.after) ||
-      (p.worse ? severity(p.before) - severity(q.before) : severity(q.before) - severity(p.before)) ||
-      p.check.localeCompare(q.check) ||
-      p.subject.localeCompare(q.subject),
-  );
+  return changes.sort((p, q) => byWorst(p, q) || p.check.localeCompare(q.check) || p.subject.localeCompare(q.subject));
 }
 
 /** Reads a result file's parsed JSON as a run, or says why it is not one. */

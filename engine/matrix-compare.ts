@@ -6,17 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import type { MatrixMove, MatrixResult, MatrixVerdict } from '../model/matrix.js';
-import { VERDICT_ORDER } from './diff.js';
+import { VERDICT_ORDER, verdictMoves } from './diff.js';
 
-/** Best first. */
+/** Best first: diff's order, with `expected` between skip and not observed. */
 const ORDER: readonly MatrixVerdict[] = [...VERDICT_ORDER.slice(0, 2), 'expected', ...VERDICT_ORDER.slice(2)];
-const rank = (v: MatrixVerdict | undefined) => (v === undefined ? ORDER.length - 1.5 : ORDER.indexOf(v));
-
-function isWorse(before: MatrixVerdict | undefined, after: MatrixVerdict | undefined): boolean {
-  if (before === undefined) return after === 'warn' || after === 'fail';
-  if (after === undefined) return true;
-  return rank(after) > rank(before);
-}
+const { isWorse, byWorst } = verdictMoves(ORDER);
 
 /** Reads a matrix.json, or says why it is not one. */
 export function readMatrix(path: string): MatrixResult {
@@ -52,12 +46,5 @@ export function compareMatrices(before: MatrixResult, after: MatrixResult): Matr
       ...(y?.detail ? { detail: y.detail } : {}),
     });
   }
-  return moves.sort(
-    (p, q) =>
-      Number(q.worse) - Number(p.worse) ||
-      rank(q.after) - rank(p.after) ||
-      (p.worse ? rank(p.before) - rank(q.before) : rank(q.before) - rank(p.before)) ||
-      p.column.localeCompare(q.column) ||
-      p.check.localeCompare(q.check),
-  );
+  return moves.sort((p, q) => byWorst(p, q) || p.column.localeCompare(q.column) || p.check.localeCompare(q.check));
 }
