@@ -41,7 +41,7 @@ export const cancelledNotAnswered = defineCheck({
     },
   },
   async run(t) {
-    const found = await slowCall(t.ctx, 'cancellation/cancelled-not-answered');
+    const found = await slowCall(t.ctx, 'cancellation/cancelled-not-answered', 'in-flight');
     if (!found.call) return t.notObserved(`${found.reason} (a call that stays in flight long enough to cancel)`);
     const slow = found.call;
     const s = await t.ctx.openSession();

@@ -31,7 +31,7 @@ export const noResponseAfterCancel = defineCheck({
   // On HTTP, closing the response stream is the cancellation, and nothing can arrive on it afterwards.
   transports: ['stdio'],
   async run(t) {
-    const found = await slowCall(t.ctx, 'cancellation/no-response-after-cancel');
+    const found = await slowCall(t.ctx, 'cancellation/no-response-after-cancel', 'in-flight');
     if (!found.call) return t.notObserved(`${found.reason} (a call that stays in flight long enough to cancel)`);
     const slow = found.call;
     const session = t.session;

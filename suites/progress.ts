@@ -16,6 +16,7 @@ import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import { defineCheck, describeAnswer, frameKey, show, type Probe } from './check.js';
 import { TASK_PROGRESS_PREFIX } from './tasks.js';
+import { runSubscriptions } from './subscription-observers.js';
 import { slowCall } from './triggers.js';
 
 const PAGE = { revision: 'draft', page: 'basic/patterns/progress' } as const;
@@ -116,13 +117,16 @@ function progressTokenOf(m: JsonObject | undefined): unknown {
 
 /** Judge every notifications/progress of every connection of the run; returns how many were judged. */
 function judgeRunProgress(t: Probe): number {
+  // Progress on a subscription's stream is subscriptions/no-request-scoped's finding (a request-scoped
+  // notification where none may go): one cause, one finding.
+  const onSubscription = new Set(runSubscriptions(t.ctx).flatMap((sub) => sub.messages.map((m) => frameKey(m.frame))));
   let judged = 0;
-  for (const s of t.ctx.allSessions()) judged += judgeConnection(t, s.frames());
+  for (const s of t.ctx.allSessions()) judged += judgeConnection(t, s.frames(), onSubscription);
   return judged;
 }
 
 /** One connection's progress: a known token of a request in progress, not after its answer, increasing. */
-function judgeConnection(t: Probe, frames: WireFrame[]): number {
+function judgeConnection(t: Probe, frames: WireFrame[], onSubscription: ReadonlySet<string>): number {
   const byToken = new Map<string, Tokened>();
   const byId = new Map<string, Tokened>();
   // A log that dropped its oldest frames, or cut a request short, may hide a token: unknown tokens are then not judged.
@@ -143,7 +147,8 @@ function judgeConnection(t: Probe, frames: WireFrame[]): number {
       if (r && !r.response) r.response = f;
       continue;
     }
-    if (m.method !== 'notifications/progress' || 'id' in m || t.ctx.framesJudged.has(frameKey(f))) continue;
+    if (m.method !== 'notifications/progress' || 'id' in m || t.ctx.framesJudged.has(frameKey(f)) || onSubscription.has(frameKey(f)))
+      continue;
     const params = (m.params ?? {}) as JsonObject;
     const named = params.progressToken;
     // The task drive's own token (a task's progress outlives its CreateTaskResult): tasks/progress-stops' to judge.

@@ -26,6 +26,14 @@ import type { TriggerChoice } from '../model/results.js';
 /** A call measured at least this long counts as running long (for the choice only). */
 export const LONG_CALL_MS = 1000;
 
+/**
+ * What a found slow call must have shown: `progress` (progress notifications,
+ * or a long run) for the checks that read what it sends; `in-flight` (a run of
+ * LONG_CALL_MS or more) for those that cancel it, since a call that ends at
+ * once makes a cancellation's outcome a matter of timing, not of the server.
+ */
+export type SlowNeed = 'progress' | 'in-flight';
+
 /** The slow call a check uses: the configured one, or one the suite found; else why there is none. */
 export type SlowCall = { call: ToolCallSpec; found: boolean } | { call?: undefined; reason: string };
 
@@ -51,13 +59,14 @@ function answeredWell(r: CallRecord): boolean {
 }
 
 /** The best found slow call among the run's records: reports progress first, then the longest. */
-function bestSlowRecord(records: readonly CallRecord[], callable: (name: string) => boolean): CallRecord | undefined {
+function bestSlowRecord(records: readonly CallRecord[], callable: (name: string) => boolean, need: SlowNeed): CallRecord | undefined {
+  const ranLong = (r: CallRecord) => (r.exchange?.durationMs ?? 0) >= LONG_CALL_MS;
   const candidates = records.filter(
     (r) =>
       answeredWell(r) &&
       r.tool !== undefined &&
       callable(r.tool) &&
-      ((r.progress ?? 0) > 0 || (r.exchange?.durationMs ?? 0) >= LONG_CALL_MS),
+      (need === 'in-flight' ? ranLong(r) : (r.progress ?? 0) > 0 || ranLong(r)),
   );
   const score = (r: CallRecord) => [(r.progress ?? 0) > 0 ? 1 : 0, r.exchange?.durationMs ?? 0] as const;
   return candidates.sort((a, b) => score(b)[0] - score(a)[0] || score(b)[1] - score(a)[1])[0];
@@ -67,7 +76,7 @@ function bestSlowRecord(records: readonly CallRecord[], callable: (name: string)
  * The slow call for `check`: the configuration's slowTool (unless tools.exclude
  * names it), else the found one. The reason for none names the key that would give one.
  */
-export async function slowCall(ctx: SuiteContext, check: string): Promise<SlowCall> {
+export async function slowCall(ctx: SuiteContext, check: string, need: SlowNeed = 'progress'): Promise<SlowCall> {
   const configured = ctx.config.slowTool;
   if (configured) {
     const excluded = whyNotCallableAsWritten(ctx, configured.name);
@@ -77,14 +86,14 @@ export async function slowCall(ctx: SuiteContext, check: string): Promise<SlowCa
   const byName = new Map<string, JsonObject>((tools?.items ?? []).map((t) => [String(t.name), t]));
   const callable = (name: string) => byName.has(name) && whyNotCallable(ctx, byName.get(name)!) === undefined;
   const records = argumentRun(ctx).records;
-  const best = bestSlowRecord(records, callable);
+  const best = bestSlowRecord(records, callable, need);
   if (!best) {
     const valid = records.filter((r) => r.purpose === 'valid').length;
     return {
       reason:
         valid === 0
           ? 'no slowTool in the configuration file, and the run made no generated tools/call to find one (select the tools-call/* checks too, or name one: slowTool)'
-          : `no slowTool in the configuration file, and none of the ${valid} generated tools/call the suite may make reported progress or ran long (each carried a progressToken): name one (slowTool)`,
+          : `no slowTool in the configuration file, and none of the ${valid} generated tools/call the suite may make ${need === 'in-flight' ? `ran ${LONG_CALL_MS} ms or longer` : 'reported progress or ran long (each carried a progressToken)'}: name one (slowTool)`,
     };
   }
   const call: ToolCallSpec = { name: best.tool!, arguments: (best.params.arguments ?? {}) as JsonObject };

@@ -205,7 +205,7 @@ describe('2.x SDK fixtures (dual-era)', () => {
  * person must set (the tool it needs is held back, or none exists), or an event the server never sent.
  */
 const NO_CONFIG_GOAL = 0.1;
-const NO_CONFIG_MOST: Record<string, number> = { 'everything-stdio': 15, 'everything-http': 16, 'memory-stdio': 10, 'filesystem-stdio': 7 };
+const NO_CONFIG_MOST: Record<string, number> = { 'everything-stdio': 16, 'everything-http': 17, 'memory-stdio': 10, 'filesystem-stdio': 7 };
 
 function depthReport(name: string, run: RunResult): void {
   const d = run.depth!;
@@ -218,6 +218,11 @@ function depthReport(name: string, run: RunResult): void {
   ).toBeLessThanOrEqual(NO_CONFIG_MOST[name]!);
 }
 
+/** The checks a run left not observed for want of a slowTool. */
+function waitingOnSlowTool(run: RunResult): string[] {
+  return run.depth!.notObserved.filter((g) => g.unlock === 'slowTool').flatMap((g) => g.checks);
+}
+
 describe('no configuration file (what a server author sees first)', () => {
   it('server-everything stdio: its read-only long-running tool found as the slow call, verdicts as expected', async () => {
     const run = await runConformance({ ...base, command: `node ${EVERYTHING} stdio` });
@@ -227,8 +232,9 @@ describe('no configuration file (what a server author sees first)', () => {
     ).toEqual([['slowTool', 'trigger-long-running-operation']]);
     compare('everything-stdio-noconfig', run);
     depthReport('everything-stdio', run);
-    // What a found slow call serves is judged: nothing is left waiting on slowTool.
-    expect(run.depth!.notObserved.map((g) => g.unlock)).not.toContain('slowTool');
+    // What a found slow call serves is judged; only cancelling needs a call that stays in flight, and none of the
+    // generated calls did (a call that ends at once would make the cancellation's verdict a matter of timing).
+    expect(waitingOnSlowTool(run)).toEqual(['cancellation/cancelled-not-answered']);
   });
 
   it('server-everything Streamable HTTP: verdicts as expected', async () => {
@@ -239,7 +245,7 @@ describe('no configuration file (what a server author sees first)', () => {
     ).toEqual(['trigger-long-running-operation']);
     compare('everything-http-noconfig', run);
     depthReport('everything-http', run);
-    expect(run.depth!.notObserved.map((g) => g.unlock)).not.toContain('slowTool');
+    expect(waitingOnSlowTool(run)).toEqual(['cancellation/cancelled-not-answered']);
   });
 
   it('server-memory, in a temporary folder: verdicts as expected', async () => {
