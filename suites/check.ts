@@ -473,6 +473,16 @@ export function frameKey(frame: WireFrame): string {
   return `${frame.connection}:${frame.seq}`;
 }
 
+/** The message a frame carries, when its text is one JSON object (else undefined). */
+export function frameMessage(frame: WireFrame): JsonObject | undefined {
+  try {
+    const m = JSON.parse(frame.text) as unknown;
+    return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as JsonObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A short, readable rendering of a JSON value for Expected / Actual lines. */
 export function show(value: unknown, max = 300): string {
   let text: string;

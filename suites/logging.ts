@@ -16,7 +16,7 @@
  * a MAY ("the server MAY send notifications/message notifications at or above
  * the requested level"), so it is not judged.
  */
-import { defineCheck, describeAnswer, show, type Probe } from './check.js';
+import { defineCheck, describeAnswer, frameMessage, show, type Probe } from './check.js';
 import { maySend } from './subscription-observers.js';
 import type { Session } from '../harness/session.js';
 import { ERROR_CODES } from '../model/error-codes.js';
@@ -91,15 +91,6 @@ interface Unrequested {
   wire: WireFrame[];
 }
 
-function parseFrame(f: WireFrame): JsonObject | undefined {
-  try {
-    const m = JSON.parse(f.text) as unknown;
-    return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as JsonObject) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The log messages of one connection sent for a request without a logLevel. Over HTTP a
  * notification on a request's response stream is that request's; a message on a listen stream
@@ -117,7 +108,7 @@ function unrequestedOn(t: Probe, s: Session): { judged: number; faults: Unreques
   let judged = 0;
   const faults: Unrequested[] = [];
   for (const f of s.frames()) {
-    const m = parseFrame(f);
+    const m = frameMessage(f);
     // A request cut short in the log may have carried a level: what follows it on stdio is not judged.
     if (!m) {
       askedBefore ||= f.dir === 'out' && f.truncated === true;
@@ -165,7 +156,7 @@ function unrequestedOn(t: Probe, s: Session): { judged: number; faults: Unreques
 async function askForLogs(t: Probe, session?: Session): Promise<number> {
   const s = session ?? (await t.ctx.openSession());
   await s.request('server/discover', { _meta: { [LOG_LEVEL_META]: 'debug' } });
-  return s.frames().filter((f) => f.dir === 'in' && parseFrame(f)?.method === 'notifications/message').length;
+  return s.frames().filter((f) => f.dir === 'in' && frameMessage(f)?.method === 'notifications/message').length;
 }
 
 export const onlyRequested = defineCheck({

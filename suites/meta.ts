@@ -7,7 +7,7 @@ import { ERROR_CODES } from '../model/error-codes.js';
 import { capabilityDeclared, capabilityNeeded, declaredCapabilities, isInputRequired } from '../harness/mrtr.js';
 import type { Exchange } from '../harness/session.js';
 import { isObject, type JsonObject } from '../model/json.js';
-import { defineCheck, describeAnswer, frameKey, show, type Probe } from './check.js';
+import { defineCheck, describeAnswer, frameKey, frameMessage, show, type Probe } from './check.js';
 import type { Config } from '../model/config.js';
 import type { WireFrame } from '../model/wire.js';
 import { attempt, expectBadRequest, probeMethods } from './requests.js';
@@ -119,7 +119,7 @@ function judgeRunMissingCapability(t: Probe): number {
   for (const s of t.ctx.allSessions()) {
     const requests = new Map<string, WireFrame>();
     for (const f of s.frames()) {
-      const m = parsedFrame(f);
+      const m = frameMessage(f);
       if (!m) continue;
       const key = `${typeof m.id}:${String(m.id)}`;
       if (f.dir === 'out') {
@@ -147,15 +147,6 @@ function judgeRunMissingCapability(t: Probe): number {
     }
   }
   return judged;
-}
-
-function parsedFrame(f: WireFrame): JsonObject | undefined {
-  try {
-    const m = JSON.parse(f.text) as unknown;
-    return isObject(m) ? m : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The configured capabilityTool, called with no client capabilities: -32021 naming what it needs, and nothing relied on. */

@@ -14,7 +14,7 @@ import type { Session } from '../harness/session.js';
 import type { ToolCallSpec } from '../model/config.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
-import { defineCheck, describeAnswer, frameKey, show, type Probe } from './check.js';
+import { defineCheck, describeAnswer, frameKey, frameMessage, show, type Probe } from './check.js';
 import { TASK_PROGRESS_PREFIX } from './tasks.js';
 import { runSubscriptions } from './subscription-observers.js';
 import { slowCall } from './triggers.js';
@@ -94,20 +94,11 @@ interface Tokened {
   last?: { value: number; frame: WireFrame };
 }
 
-function parsed(f: WireFrame): JsonObject | undefined {
-  try {
-    const m = JSON.parse(f.text) as unknown;
-    return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as JsonObject) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const tokenKey = (token: unknown) => `${typeof token}:${String(token)}`;
 const idOf = (id: unknown) => `${typeof id}:${String(id)}`;
 
 function tokensSent(s: Session): number {
-  return s.frames().filter((f) => f.dir === 'out' && progressTokenOf(parsed(f)) !== undefined).length;
+  return s.frames().filter((f) => f.dir === 'out' && progressTokenOf(frameMessage(f)) !== undefined).length;
 }
 
 function progressTokenOf(m: JsonObject | undefined): unknown {
@@ -133,7 +124,7 @@ function judgeConnection(t: Probe, frames: WireFrame[], onSubscription: Readonly
   let complete = (frames[0]?.seq ?? 1) === 1;
   let judged = 0;
   for (const f of frames) {
-    const m = parsed(f);
+    const m = frameMessage(f);
     if (!m) {
       if (f.dir === 'out') complete = false;
       continue;

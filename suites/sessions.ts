@@ -16,7 +16,7 @@ import { TransportError } from '../harness/errors.js';
 import { KnownSilentError } from '../harness/timeouts.js';
 import type { Exchange, RequestOptions, Session } from '../harness/session.js';
 import { sseEvents, type SseEvent } from '../harness/sse.js';
-import { defineCheck, frameKey, show, type Probe } from './check.js';
+import { defineCheck, frameKey, frameMessage, show, type Probe } from './check.js';
 import type { JsonObject } from '../model/json.js';
 import type { InputCapability } from '../model/config.js';
 import type { WireFrame } from '../model/wire.js';
@@ -384,16 +384,6 @@ export const sseEventIds = defineCheck({
   },
 });
 
-/** A message of an inbound frame, when it is a JSON object. */
-function parsed(f: WireFrame): JsonObject | undefined {
-  try {
-    const m = JSON.parse(f.text) as unknown;
-    return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as JsonObject) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export const noBroadcast = defineCheck({
   id: 'sessions/no-broadcast',
   title: 'a request the server makes goes on one stream, not on both a call stream and the GET stream',
@@ -413,14 +403,14 @@ export const noBroadcast = defineCheck({
       const answeredAt = new Map<string, number>();
       const onCall = new Map<string, WireFrame>();
       for (const f of frames) {
-        const m = parsed(f);
+        const m = frameMessage(f);
         if (!m || f.http?.requestId === undefined) continue;
         const stream = `${typeof f.http.requestId}:${f.http.requestId}`;
         if (!('method' in m) && m.id === f.http.requestId) answeredAt.set(stream, f.seq);
         else if (typeof m.method === 'string' && 'id' in m) onCall.set(`${typeof m.id}:${String(m.id)}`, f);
       }
       for (const f of frames.filter((x) => x.http?.standalone === true)) {
-        const m = parsed(f);
+        const m = frameMessage(f);
         if (!m || typeof m.method !== 'string' || !('id' in m)) continue;
         judged++;
         const first = onCall.get(`${typeof m.id}:${String(m.id)}`);

@@ -3,12 +3,13 @@
  * CLI as a user runs it, and a process scan that proves nothing survived.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { chromium, type Browser } from 'playwright-core';
 import { quote } from 'shell-quote';
 import type { ExpectStatic } from 'vitest';
 import type { CheckResult, RunResult, Verdict } from '../model/results.js';
@@ -135,3 +136,19 @@ export function inKillMatrix(checkId: string): boolean {
 
 /** The kill matrix is filtered (KILL_MATRIX_CHECKS is set): test:fast's one pass of the catalogue is the modern one. */
 export const killMatrixFiltered = process.env.KILL_MATRIX_CHECKS !== undefined;
+
+/** Debian's Chromium, headless, with the flags this closed network needs (no background connections). */
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = '/usr/bin/chromium';
+  if (!existsSync(executablePath)) throw new Error(`${executablePath} is missing: apt-get install -y chromium (.ci/run does this)`);
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ];
+  return chromium.launch({ executablePath, args, headless: true });
+}

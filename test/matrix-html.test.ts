@@ -9,35 +9,24 @@
  * check, with the failure's quote and wire in view. A screenshot is kept
  * under reports/.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
 import type { TargetSpec } from '../model/matrix.js';
 import { checkAnchor } from '../render/html.js';
 import { FAIL_BREAK } from './gate-helpers.js';
-import { ROOT, runCli, tempDir } from './helpers.js';
+import { ROOT, runCli, tempDir, launchChromium } from './helpers.js';
 import { readValidMatrix } from './matrix-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const CHEAP = ['reference', 'reference-http', 'sdk2-stdio', 'sdk2-http', 'memory', 'filesystem'];
 const BROKEN = 'reference-broken';
 
 let browser: Browser;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
