@@ -4,8 +4,7 @@
  * model/matrix.schema.json) and render/matrix-html.ts shows it. Ground
  * layer: types only.
  */
-import type { Level, SpecRef } from './spec.js';
-import type { RunSummary, Verdict } from './results.js';
+import type { CheckInfo, RunSummary, Verdict } from './results.js';
 import type { Era, TransportKind } from './wire.js';
 
 /** A cell's verdict: a check's verdict, or `expected` when all its fails and warns are in the target's baseline. */
@@ -56,15 +55,8 @@ export interface MatrixColumn {
   aborted?: string;
 }
 
-/** A row: one check, as the runs reported it. */
-export interface MatrixRow {
-  id: string;
-  area: string;
-  title: string;
-  level: Level;
-  spec: SpecRef;
-  requirement: string;
-}
+/** A row: one check, as the runs reported it (the result model's own fields). */
+export type MatrixRow = Pick<CheckInfo, 'id' | 'area' | 'title' | 'level' | 'spec' | 'requirement'>;
 
 export interface MatrixCell {
   column: string;
