@@ -431,7 +431,17 @@ export const resultFinal = defineCheck({
     } else t.note('final result', `not judged: the task ended ${d.terminal}, which leaves no result of the call to compare`);
     const waited = d.waited;
     const after = d.afterWaited?.result?.status;
-    if (waited && d.afterWaited && !d.afterWaited.error)
+    // Sent while the task was working, and refused, when the task then completed with a result: it answered before the
+    // end (a blocked response is the final result, which tasks/result of the completed task shows). Read from the
+    // answers alone, so no timing decides it.
+    if (waited?.error && final.result && d.terminal === 'completed')
+      t.expect(false, {
+        part: 'blocks',
+        expected: 'tasks/result, sent while the task was working, answered only once the task was terminal, with its final result',
+        actual: `it answered ${describeAnswer(waited)}, and the task then completed with a result (tasks/result after the end: ${describeAnswer(final)})`,
+        wire: [waited, final],
+      });
+    else if (waited && d.afterWaited && !d.afterWaited.error)
       t.expect(isTerminal(after), {
         part: 'blocks',
         expected: 'tasks/result, sent while the task was working, answered only once the task was terminal',
