@@ -2,7 +2,7 @@
  * Renderers for a RunResult, and writing the report files.
  */
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, fstat, type Stats } from 'node:fs';
 import { lstat, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -99,6 +99,30 @@ async function pathKind(path: string): Promise<'none' | 'file' | 'other'> {
  * opened without blocking, so one nobody reads fails at once (ENXIO) rather
  * than hanging the run.
  */
+/**
+ * This process's stdout or stderr, when `path` is the very file it writes to
+ * (`/dev/stdout`, or the file the shell redirected it to). The CLI runs on a
+ * worker thread whose console text reaches the file through the main thread,
+ * later: a report written through a second handle would land in the middle of
+ * it. Written through the same stream, it follows the console text in order.
+ */
+async function consoleStreamOf(path: string): Promise<NodeJS.WriteStream | undefined> {
+  const st = await stat(path).catch(() => undefined);
+  if (!st) return undefined;
+  for (const [fd, stream] of [
+    [1, process.stdout],
+    [2, process.stderr],
+  ] as const) {
+    const own = await new Promise<Stats | undefined>((done) => fstat(fd, (err, s) => done(err ? undefined : s)));
+    if (own && own.dev === st.dev && own.ino === st.ino) return stream;
+  }
+  return undefined;
+}
+
+function writeToStream(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((done, fail) => stream.write(text, (err) => (err ? fail(err) : done())));
+}
+
 async function writeThrough(path: string, text: string): Promise<void> {
   const st = await stat(path).catch(() => undefined);
   if (st?.isFIFO()) {
@@ -132,6 +156,8 @@ async function writeThrough(path: string, text: string): Promise<void> {
  * under /dev or /proc: a report path is never turned into something else.
  */
 export async function writeReportFile(path: string, text: string): Promise<void> {
+  const own = await consoleStreamOf(path);
+  if (own) return writeToStream(own, text);
   // /dev/stdout and its kin are links into /proc that may resolve to the shell's redirect target: never replace that.
   if (/^\/(dev|proc)\//.test(resolve(path))) return writeThrough(path, text);
   const isLink = (await lstat(path).catch(() => undefined))?.isSymbolicLink() === true;
