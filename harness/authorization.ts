@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT, type JWTPayload } from 'jose';
 import type { Redactor } from './redact.js';
+import type { AuthorizationInfo } from '../model/results.js';
 import { runShellCommand } from './command.js';
 
 /** The hostile token kinds, each refused by a conformant protected server. */
@@ -34,16 +35,10 @@ export type HostileKind = (typeof HOSTILE_KINDS)[number];
 const KEYLESS: ReadonlySet<string> = new Set(['malformed', 'alg-none', 'wrong-signature']);
 
 /** Where the run's tokens come from. */
-export type TokenSourceKind = 'embedded' | 'command';
+export type TokenSourceKind = AuthorizationInfo['source'];
 
 /** What the run's JSON records of its authorization (no token). */
-export interface AuthorizationRecord {
-  source: TokenSourceKind;
-  issuer?: string;
-  jwksUri?: string;
-  /** The scopes the valid token carries (embedded issuer). */
-  scopes?: string[];
-}
+export type AuthorizationRecord = AuthorizationInfo;
 
 /** Token lifetimes and clock margins, seconds: far beyond any sane clock tolerance. */
 const HOUR = 3600;
@@ -121,6 +116,19 @@ function addAuthorizationServerMetadata(server: OAuth2Server, issuer: string): v
 
 function dropUndefined(claims: JWTPayload): JWTPayload {
   return Object.fromEntries(Object.entries(claims).filter(([, v]) => v !== undefined));
+}
+
+/** The parameters of the Bearer challenge of a WWW-Authenticate value (undefined: no Bearer challenge). */
+export function bearerChallenge(header: string | undefined): Record<string, string> | undefined {
+  if (!header) return undefined;
+  const at = /(?:^|[\s,])Bearer(?=$|[\s,])/i.exec(header);
+  if (!at) return undefined;
+  const params: Record<string, string> = {};
+  const rest = header.slice(at.index + at[0].length);
+  const re = /\s*,?\s*([A-Za-z_][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))/y;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(rest))) params[m[1]!.toLowerCase()] = (m[2] ?? m[3] ?? '').replace(/\\(.)/g, '$1');
+  return params;
 }
 
 /** Whether a URL's host is a loopback address (tokens never leave it unless the user chose the destination). */
@@ -263,4 +271,39 @@ async function resigned(token: string): Promise<string> {
   const alg = typeof header.alg === 'string' && /^(?:RS|PS|ES)(?:256|384|512)$/.test(header.alg) ? header.alg : 'RS256';
   const { privateKey } = await generateKeyPair(alg);
   return new SignJWT(payload).setProtectedHeader({ ...header, alg }).sign(privateKey);
+}
+
+/** The scopes a resource names (its metadata's scopes_supported at a well-known URI, else its 401 challenge), for the valid token. */
+export async function resourceScopes(endpoint: string, timeoutMs: number): Promise<string[] | undefined> {
+  const url = new URL(endpoint);
+  const path = url.pathname.replace(/\/$/, '');
+  for (const where of [
+    ...(path ? [`${url.origin}/.well-known/oauth-protected-resource${path}`] : []),
+    `${url.origin}/.well-known/oauth-protected-resource`,
+  ]) {
+    const doc = await getJson(where, timeoutMs);
+    const scopes = doc?.scopes_supported;
+    if (Array.isArray(scopes) && scopes.length && scopes.every((s) => typeof s === 'string')) return scopes as string[];
+  }
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
+    signal: AbortSignal.timeout(timeoutMs),
+  }).catch(() => undefined);
+  await res?.body?.cancel().catch(() => undefined);
+  const scope = bearerChallenge(res?.headers.get('www-authenticate') ?? undefined)?.scope;
+  const named = (scope ?? '').split(/\s+/).filter(Boolean);
+  return named.length ? named : undefined;
+}
+
+async function getJson(url: string, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
+  try {
+    const res = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) return void (await res.body?.cancel());
+    const doc = (await res.json()) as unknown;
+    return doc && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
