@@ -276,11 +276,6 @@ async function authorize(prep: Prepared, auth: RunAuthorization, signal: AbortSi
   return true;
 }
 
-/** The server answered an HTTP 401 on the run's first connections. */
-function sawUnauthorized(sessions: Session[]): boolean {
-  return sessions.some((s) => s.frames().some((f) => f.dir === 'in' && f.http?.status === 401));
-}
-
 /** Validate the options, load the schemas, select the checks: no server is touched yet. */
 function prepare(options: RunOptions): Prepared | { failed: Pick<Prepared, 'o' | 'result' | 'started' | 'redactor'> } {
   const o = { ...DEFAULTS, ...stripUndefined(options) };
@@ -442,10 +437,10 @@ async function open(
     probeTimeoutMs: o.probeTimeoutMs,
   });
   sessions.push(...opening.sessions);
-  if (opening.fatal || !opening.primary) {
-    result.aborted = opening.fatal ?? 'no connection to the server';
-    // A protected server: one line naming how to authorize, not the era probe's failure.
-    if (transport === 'http' && sawUnauthorized(opening.sessions)) result.aborted = unauthorizedHint(auth);
+  // A protected server refused the opening request: one line naming how to authorize, not a pile of failures.
+  const refused = transport === 'http' && !!opening.unauthorized;
+  if (opening.fatal || !opening.primary || refused) {
+    result.aborted = refused ? unauthorizedHint(auth) : (opening.fatal ?? 'no connection to the server');
     return { target: t, primary: opening.primary ?? opening.sessions[0] };
   }
   result.revision = opening.revision;

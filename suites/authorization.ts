@@ -672,8 +672,8 @@ export const tokenNotEchoed = defineCheck({
   transports: ['http'],
   observer: true,
   async run(t) {
-    const tokens = tokensOf(t);
-    const all = tokens.all();
+    await surveyed(t);
+    const all = tokensOf(t).all();
     const echoes: string[] = [];
     const wire: WireFrame[] = [];
     for (const a of t.ctx.run.peek(ANSWERS) ?? []) {
