@@ -15,7 +15,6 @@ import { TransportError } from '../harness/errors.js';
 import { KnownSilentError } from '../harness/timeouts.js';
 import { REDACTED_TOKEN } from '../harness/redact.js';
 import type { Session } from '../harness/session.js';
-import type { RawHttpResponse } from '../harness/transport.js';
 import type { WireFrame } from '../model/wire.js';
 import type { JsonObject } from '../model/json.js';
 import { defineCheck, memoKey, show, type Probe, type Rule } from './check.js';
@@ -50,10 +49,7 @@ const VALIDATE_52 =
   'MCP servers, acting in their role as an OAuth 2.1 resource server, MUST validate access tokens as described in OAuth 2.1 Section 5.2.';
 
 /** One raw exchange of the authorization checks, with what it was. */
-export interface AuthAnswer extends RawHttpResponse {
-  frames: WireFrame[];
-  what: string;
-}
+export type AuthAnswer = Awaited<ReturnType<Session['rawHttp']>> & { what: string };
 
 /** What one run's first look established: the server is protected, and how it answers no token. */
 interface Survey {
@@ -89,7 +85,7 @@ async function send(
       : opts.token === null
         ? { omit: ['Authorization'] }
         : { headers: { Authorization: `Bearer ${opts.token}` } };
-  let answer: RawHttpResponse & { frames: WireFrame[] };
+  let answer: Awaited<ReturnType<Session['rawHttp']>>;
   try {
     answer =
       opts.method === 'GET'
