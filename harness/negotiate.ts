@@ -16,6 +16,7 @@
  * - `legacy` (`--spec 2025-11-25`): the initialize handshake straight away;
  *   a modern-only server is named as such.
  */
+import { TransportError } from './errors.js';
 import { describeError, LEGACY_REVISION, MODERN_REVISION, modernProfile, probeEra, recognizedModernError, type EraProbe } from './era.js';
 import { initializeCapabilities, legacyClientProfile, legacyHandshake, type Handshake } from './legacy.js';
 import { RequestTimeoutError } from './errors.js';
@@ -64,6 +65,8 @@ export interface Opening {
   server?: { name?: string; version?: string };
   /** Set when the run cannot go on: a one-line cause. */
   fatal?: string;
+  /** The first request was answered HTTP 401: the server is a protected resource (basic/authorization). */
+  unauthorized?: boolean;
 }
 
 export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
@@ -81,6 +84,8 @@ export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
   const first = await connect('modern');
   const probeTimeout = o.mode === 'auto' ? Math.min(o.probeTimeoutMs, first.requestTimeoutMs) : first.requestTimeoutMs;
   const probe = await probeEra(first, o.modernSchema, probeTimeout);
+  if (probe.cause instanceof TransportError && probe.cause.httpStatus === 401)
+    return { ...failed(sessions, probe.evidence), unauthorized: true };
   if (probe.era === undefined) return failed(sessions, noAnswer(t, first, probe));
   if (probe.era === 'modern') {
     if (probe.modernError === 'UnsupportedProtocolVersionError') {
