@@ -221,6 +221,23 @@ describe('SDK resource-server middleware (authorization checks, embedded issuer)
     compare('sdk-auth-v2-modern', run.eras![0]!);
     compare('sdk-auth-v2-legacy', run.eras![1]!);
   });
+
+  it("the middleware's default (expectedResource unset): the audience kinds are served, invalid-token fails", async () => {
+    const v1 = await httpRun(`node ${join(SDK_AUTH, 'v1.js')} --no-expected-resource --port`, { ...auth, spec: '2025-11-25' });
+    compare('sdk-auth-v1-default-legacy', v1);
+    const v2 = await httpRun(`node ${join(SDK_AUTH, 'v2.js')} --no-expected-resource --port`, { ...auth, spec: '2026-07-28' });
+    compare('sdk-auth-v2-default-modern', v2);
+    // The three audience kinds, and nothing else, are the findings (each one served, HTTP 200).
+    for (const run of [v1, v2]) {
+      const findings = run.checks.find((c) => c.id === 'authorization/invalid-token')!.results.flatMap((r) => r.findings);
+      expect(findings.map((f) => f.expected)).toEqual([
+        expect.stringContaining('a token for another resource'),
+        expect.stringContaining('a token without an aud claim'),
+        expect.stringContaining('a token whose aud list names two other resources'),
+      ]);
+      for (const f of findings) expect(f.actual).toMatch(/^HTTP 200/);
+    }
+  });
 });
 
 /**

@@ -5,7 +5,8 @@
  * each started against the suite's embedded issuer (harness/authorization)
  * and sent the run's tokens by hand: none, each hostile kind, one lacking
  * the scope, the valid one; the protected-resource metadata and its URL;
- * whether a token comes back. Each observation is pinned here, so an SDK
+ * whether a token comes back; and with the middleware's default
+ * (`expectedResource` unset), what it lets through. Each observation is pinned here, so an SDK
  * upgrade that moves one shows up; docs/findings.md ("Authorization: the SDK
  * middleware") reads them against the suite's verdicts, which
  * test/real-servers.test.ts pins.
@@ -36,8 +37,8 @@ interface Answer {
 }
 
 /** Start a fixture on a free port and wait (with a deadline) for its "listening on" line. */
-async function startFixture(file: string, issuer: string): Promise<{ url: string; child: ResultPromise }> {
-  const child = execa('node', [join(FIXTURES, file), '--port', '0', '--issuer', issuer], { reject: false, buffer: false });
+async function startFixture(file: string, issuer: string, flags: string[] = []): Promise<{ url: string; child: ResultPromise }> {
+  const child = execa('node', [join(FIXTURES, file), '--port', '0', '--issuer', issuer, ...flags], { reject: false, buffer: false });
   const url = await new Promise<string>((resolve, reject) => {
     let seen = '';
     const deadline = setTimeout(() => reject(new Error(`${file}: no "listening on" line within 20 s: ${seen}`)), 20_000);
@@ -203,5 +204,38 @@ describe.each([
   it('no token comes back: none of the presented tokens is in any header or body of the answers', () => {
     expect(answers.length).toBeGreaterThan(HOSTILE_KINDS.length);
     for (const token of new Set(presented)) for (const a of answers) expect(a.visible.includes(token)).toBe(false);
+  });
+});
+
+describe.each([
+  { generation: '1.x SDK', file: 'v1.js' },
+  { generation: '2.x SDK', file: 'v2.js' },
+])("$generation with the middleware's default, expectedResource unset", ({ file }) => {
+  let issuer: EmbeddedIssuer;
+  let fixture: { url: string; child: ResultPromise };
+  let tokens: RunTokens;
+
+  beforeAll(async () => {
+    issuer = await EmbeddedIssuer.start();
+    fixture = await startFixture(file, issuer.issuer, ['--no-expected-resource']);
+    tokens = await RunTokens.embedded(issuer, fixture.url, ['mcp'], new Redactor());
+  }, 30_000);
+  afterAll(async () => {
+    fixture?.child.kill();
+    await fixture?.child;
+    await issuer?.stop();
+  });
+
+  it('no one compares the audience: a token for another resource, none, or a list of others is served', async () => {
+    for (const kind of ['wrong-audience', 'no-audience', 'audience-list'] as const) {
+      expect((await post(fixture.url, await tokens.hostile(kind))).status, kind).toBe(200);
+    }
+  });
+
+  it('the verifier still refuses the other kinds, and the scope is still required', async () => {
+    for (const kind of HOSTILE_KINDS.filter((k) => !k.includes('audience'))) {
+      expect((await post(fixture.url, await tokens.hostile(kind))).status, kind).toBe(401);
+    }
+    expect((await post(fixture.url, await tokens.withScopes([]))).status).toBe(403);
   });
 });
