@@ -648,6 +648,38 @@ export const malformedRequest = defineCheck({
   },
 });
 
+/** The URI with its scheme and host in upper case (RFC 3986: the same resource). */
+function upperCased(uri: string): string {
+  const u = new URL(uri);
+  return `${u.protocol.toUpperCase()}//${u.host.toUpperCase()}${u.pathname}${u.search}`;
+}
+
+export const audienceCase = defineCheck({
+  id: 'authorization/audience-case',
+  title: 'a token whose audience spells the server URI with an uppercase scheme and host is accepted',
+  ...rule(
+    'SHOULD',
+    D,
+    'Canonical Server URI',
+    'While the canonical form uses lowercase scheme and host components, implementations SHOULD accept uppercase scheme and host components for robustness and interoperability.',
+    { section: 'Canonical Server URI' },
+  ),
+  transports: ['http'],
+  async run(t) {
+    await surveyed(t);
+    const tokens = t.ctx.authorization!;
+    const why = tokens.cannotCraft('scopes');
+    if (why) return t.skip(why);
+    const aud = upperCased(tokens.resource);
+    const a = await send(t, `a request with a valid token whose aud is ${aud}`, { token: await tokens.withClaims({ aud }) });
+    t.expect(served(a), {
+      expected: `a valid token with aud ${JSON.stringify(aud)} (the endpoint, scheme and host in upper case) is served`,
+      actual: answerText(a),
+      wire: a.frames,
+    });
+  },
+});
+
 /** Where a token of the run shows in an answer of the authorization checks (headers or body). */
 function echoIn(a: AuthAnswer, tokens: string[]): string | undefined {
   for (const [name, value] of Object.entries(a.headers)) if (tokens.some((tk) => value.includes(tk))) return `its ${name} header`;
@@ -697,5 +729,6 @@ export const authorizationChecks = [
   challengeScope,
   offlineAccess,
   malformedRequest,
+  audienceCase,
   tokenNotEchoed,
 ];
