@@ -224,6 +224,16 @@ export class RunTokens {
     return token;
   }
 
+  /** A token signed by the embedded issuer, otherwise valid, with `overrides` of its claims (e.g. another form of `aud`). */
+  async withClaims(overrides: JWTPayload): Promise<string> {
+    const why = this.cannotCraft('scopes');
+    if (why) throw new Error(why);
+    const token = await this.issuer!.sign({ ...claims(this.issuer!.issuer, this.resource, this.scopes), ...overrides });
+    this.made.set(`claims:${JSON.stringify(overrides)}`, token);
+    this.redactor.addToken(token);
+    return token;
+  }
+
   private craft(kind: HostileKind): Promise<string> {
     if (kind === 'malformed') return Promise.resolve(`not-a-jwt.${randomUUID()}`);
     if (kind === 'alg-none') return Promise.resolve(unsigned(decodeJwt(this.valid)));

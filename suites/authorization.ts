@@ -42,6 +42,10 @@ function rule(level: Rule['level'], page: string, section: string, quote: string
   };
 }
 
+const DISCOVERY_LEAD =
+  'MCP servers MUST implement one of the following discovery mechanisms to provide authorization server location information to MCP clients:';
+const SCOPE_LEAD =
+  'When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with:';
 const STATUS_CODES = rule('MUST', D, 'Error Handling', 'Servers MUST return appropriate HTTP status codes for authorization errors:', {
   section: 'Error Handling',
 });
@@ -228,14 +232,13 @@ async function findMetadata(t: Probe): Promise<Metadata> {
   for (const url of wellKnownUrls(endpoint)) if (url !== named) candidates.push({ url, how: 'at a well-known URI' });
   for (const c of candidates) {
     const answer = await send(t, `GET ${c.url}`, { method: 'GET', url: c.url });
-    if (answer.status === 200 || c.how.startsWith('named')) return { url: c.url, answer, how: c.how };
+    if (answer.status === 200) return { url: c.url, answer, how: c.how };
     tried.push(`${c.url}: HTTP ${answer.status}`);
   }
   const elsewhere =
     challenge?.resource_metadata && !named ? `; resource_metadata names ${challenge.resource_metadata}, another origin` : '';
-  return {
-    failed: `the 401 challenge names no resource_metadata${elsewhere}, and no well-known URI serves the metadata (${tried.join('; ')})`,
-  };
+  const head = named ? `the 401 challenge names resource_metadata ${named}` : `the 401 challenge names no resource_metadata${elsewhere}`;
+  return { failed: `${head}, and no URL serves the metadata (${tried.join('; ')})` };
 }
 
 export const discovery = defineCheck({
@@ -245,16 +248,31 @@ export const discovery = defineCheck({
     'MUST',
     DISCOVERY,
     'Protected Resource Metadata Discovery Requirements',
-    'MCP servers MUST implement one of the following discovery mechanisms to provide authorization server location information to MCP clients:',
+    `${DISCOVERY_LEAD} … WWW-Authenticate Header: Include the resource metadata URL in the WWW-Authenticate HTTP header under resource_metadata when returning 401 Unauthorized responses, as described in RFC9728 Section 5.1.`,
     { section: 'Protected Resource Metadata Discovery Requirements' },
   ),
+  parts: {
+    'well-known': rule(
+      'MUST',
+      DISCOVERY,
+      'Protected Resource Metadata Discovery Requirements',
+      `${DISCOVERY_LEAD} … Well-Known URI: Serve metadata at a well-known URI as specified in RFC9728.`,
+      { section: 'Protected Resource Metadata Discovery Requirements' },
+    ),
+  },
   transports: ['http'],
   async run(t) {
-    await surveyed(t);
+    const { noToken } = await surveyed(t);
     const found = await t.ctx.run.memo(METADATA, () => findMetadata(t));
-    t.expect(!found.failed, {
-      expected: 'resource_metadata in the WWW-Authenticate challenge of a 401, or the metadata at a well-known URI (path-aware or root)',
-      actual: found.failed ?? '',
+    if (!found.failed) return;
+    // Neither mechanism: the finding quotes the one the server relies on (its 401 names a URL, or it names none).
+    const named = bearerChallenge(noToken.headers['www-authenticate'])?.resource_metadata !== undefined;
+    t.expect(false, {
+      ...(named ? {} : { part: 'well-known' }),
+      expected: named
+        ? 'the URL resource_metadata names in the 401 challenge serves the protected-resource metadata (or a well-known URI does)'
+        : 'without resource_metadata in the 401 challenge, the protected-resource metadata at a well-known URI (path-aware or root)',
+      actual: found.failed,
       wire: (t.ctx.run.peek(ANSWERS) ?? []).flatMap((a) => a.frames),
     });
   },
@@ -307,6 +325,13 @@ export const protectedResourceMetadata = defineCheck({
     resource: rule('MUST', D, 'Overview', 'MCP servers MUST implement OAuth 2.0 Protected Resource Metadata (RFC9728).', {
       section: 'Overview',
     }),
+    'trailing-slash': rule(
+      'SHOULD',
+      D,
+      'Canonical Server URI',
+      'Note: While both https://mcp.example.com/ (with trailing slash) and https://mcp.example.com (without trailing slash) are technically valid absolute URIs according to RFC 3986, implementations SHOULD consistently use the form without the trailing slash for better interoperability unless the trailing slash is semantically significant for the specific resource.',
+      { section: 'Canonical Server URI' },
+    ),
     'authorization-servers': rule(
       'MUST',
       DISCOVERY,
@@ -333,6 +358,14 @@ export const protectedResourceMetadata = defineCheck({
       actual: `resource ${show(doc.resource)}`,
       wire: answer.frames,
     });
+    if (typeof doc.resource === 'string' && doc.resource.endsWith('/') && !endpoint.endsWith('/')) {
+      t.expect(false, {
+        part: 'trailing-slash',
+        expected: `resource without a trailing slash, as the endpoint ${endpoint} is spelled`,
+        actual: `resource ${show(doc.resource)}`,
+        wire: answer.frames,
+      });
+    }
     const servers = doc.authorization_servers;
     t.expect(Array.isArray(servers) && servers.length > 0 && servers.every((s) => typeof s === 'string' && s !== ''), {
       part: 'authorization-servers',
@@ -476,14 +509,17 @@ async function scopelessAnswer(t: Probe): Promise<{ tokens: RunTokens; first: Au
 export const insufficientScope = defineCheck({
   id: 'authorization/insufficient-scope',
   title: 'a token lacking the required scope is answered 403 insufficient_scope, naming the scopes needed',
-  ...rule(
-    'SHOULD',
-    D,
-    'Runtime Insufficient Scope Errors',
-    'When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with:',
-    { section: 'Runtime Insufficient Scope Errors' },
-  ),
+  ...rule('SHOULD', D, 'Runtime Insufficient Scope Errors', `${SCOPE_LEAD} … HTTP 403 Forbidden status code (per RFC 6750 Section 3.1)`, {
+    section: 'Runtime Insufficient Scope Errors',
+  }),
   parts: {
+    challenge: rule(
+      'SHOULD',
+      D,
+      'Runtime Insufficient Scope Errors',
+      `${SCOPE_LEAD} … WWW-Authenticate header with the Bearer scheme and additional parameters:`,
+      { section: 'Runtime Insufficient Scope Errors' },
+    ),
     scope: rule(
       'SHOULD',
       D,
@@ -513,8 +549,10 @@ export const insufficientScope = defineCheck({
   async run(t) {
     const { tokens, first } = await scopelessAnswer(t);
     const challenge = bearerChallenge(first.headers['www-authenticate']);
-    const ok = t.expect(first.status === 403 && challenge?.error === 'insufficient_scope', {
-      expected: 'HTTP 403 with WWW-Authenticate: Bearer error="insufficient_scope"',
+    if (!t.expect(first.status === 403, { expected: 'HTTP 403 Forbidden', actual: answerText(first), wire: first.frames })) return;
+    const ok = t.expect(challenge?.error === 'insufficient_scope', {
+      part: 'challenge',
+      expected: 'the 403 carries WWW-Authenticate: Bearer error="insufficient_scope", scope=..., resource_metadata=...',
       actual: answerText(first),
       wire: first.frames,
     });
@@ -648,6 +686,38 @@ export const malformedRequest = defineCheck({
   },
 });
 
+/** The URI with its scheme and host in upper case (RFC 3986: the same resource). */
+function upperCased(uri: string): string {
+  const u = new URL(uri);
+  return `${u.protocol.toUpperCase()}//${u.host.toUpperCase()}${u.pathname}${u.search}`;
+}
+
+export const audienceCase = defineCheck({
+  id: 'authorization/audience-case',
+  title: 'a token whose audience spells the server URI with an uppercase scheme and host is accepted',
+  ...rule(
+    'SHOULD',
+    D,
+    'Canonical Server URI',
+    'While the canonical form uses lowercase scheme and host components, implementations SHOULD accept uppercase scheme and host components for robustness and interoperability.',
+    { section: 'Canonical Server URI' },
+  ),
+  transports: ['http'],
+  async run(t) {
+    await surveyed(t);
+    const tokens = t.ctx.authorization!;
+    const why = tokens.cannotCraft('scopes');
+    if (why) return t.skip(why);
+    const aud = upperCased(tokens.resource);
+    const a = await send(t, `a request with a valid token whose aud is ${aud}`, { token: await tokens.withClaims({ aud }) });
+    t.expect(served(a), {
+      expected: `a valid token with aud ${JSON.stringify(aud)} (the endpoint, scheme and host in upper case) is served`,
+      actual: answerText(a),
+      wire: a.frames,
+    });
+  },
+});
+
 /** Where a token of the run shows in an answer of the authorization checks (headers or body). */
 function echoIn(a: AuthAnswer, tokens: string[]): string | undefined {
   for (const [name, value] of Object.entries(a.headers)) if (tokens.some((tk) => value.includes(tk))) return `its ${name} header`;
@@ -697,5 +767,6 @@ export const authorizationChecks = [
   challengeScope,
   offlineAccess,
   malformedRequest,
+  audienceCase,
   tokenNotEchoed,
 ];
