@@ -163,6 +163,11 @@ describe.each([
     expect(a.text).toContain('"protocolVersion":"2025-11-25"');
   });
 
+  it('aud with an uppercase scheme: served, because the verifier reports it as a URL (new URL lowercases the scheme and host)', async () => {
+    const upper = fixture.url.replace(/^http:/, 'HTTP:');
+    expect((await send(await tokens.withClaims({ aud: upper }))).status).toBe(200);
+  });
+
   it('the protected-resource metadata: at the path-aware well-known URI the challenge names, resource = the endpoint', async () => {
     const r = await fetch(prmUrl);
     expect(r.status).toBe(200);
