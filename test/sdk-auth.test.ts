@@ -98,9 +98,9 @@ function description(kind: HostileKind): string {
 }
 
 describe.each([
-  { generation: '1.x SDK (requireBearerAuth, mcpAuthMetadataRouter)', file: 'v1.js', getStatus: 404 },
-  { generation: '2.x SDK (@modelcontextprotocol/express)', file: 'v2.js', getStatus: 401 },
-])('$generation on the wire', ({ file, getStatus }) => {
+  { generation: '1.x SDK (requireBearerAuth, mcpAuthMetadataRouter)', file: 'v1.js' },
+  { generation: '2.x SDK (@modelcontextprotocol/express)', file: 'v2.js' },
+])('$generation on the wire', ({ file }) => {
   let issuer: EmbeddedIssuer;
   let fixture: { url: string; child: ResultPromise };
   let tokens: RunTokens;
@@ -200,10 +200,13 @@ describe.each([
     expect(await twoAuthorizationHeaders(fixture.url, expired, tokens.valid)).toMatch(/^HTTP\/1\.1 401 /);
   });
 
-  it(`GET on the endpoint without a token: ${getStatus}`, async () => {
-    const r = await fetch(fixture.url, { headers: { accept: 'text/event-stream' } });
-    await r.body?.cancel();
-    expect(r.status).toBe(getStatus);
+  it('GET on the endpoint: 401 without a token, 405 with the valid one (stateless: no standalone stream)', async () => {
+    const bare = await fetch(fixture.url, { headers: { accept: 'text/event-stream' } });
+    await bare.body?.cancel();
+    expect(bare.status).toBe(401);
+    const authorized = await fetch(fixture.url, { headers: { accept: 'text/event-stream', authorization: `Bearer ${tokens.valid}` } });
+    await authorized.body?.cancel();
+    expect(authorized.status).toBe(405);
   });
 
   it('no token comes back: none of the presented tokens is in any header or body of the answers', () => {
