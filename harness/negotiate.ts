@@ -141,6 +141,7 @@ async function openForcedLegacy(t: Target, o: EraOptions, connect: Connect, sess
   const session = await connect('legacy');
   const hs = await tryHandshake(session, o.legacySchema, o.modernSchema);
   if (hs.ok) return legacyOpening(t, session, hs.hs, sessions, { how: 'forced', evidence: 'forced by --spec 2025-11-25' });
+  if (hs.unauthorized) return { ...failed(sessions, hs.why), unauthorized: true };
   // Tell a modern-only server from one that is broken: probe it the modern way.
   const probe = await probeEra(await connect('modern'), o.modernSchema, o.probeTimeoutMs);
   t.useEra('legacy', o.legacySchema);
@@ -226,7 +227,8 @@ function unanswered(
   return `${noAnswer(t, w.first, w.probe)}; the initialize fallback failed too (${w.hs.why})${urlHint(t.kind, heard)}`;
 }
 
-type HandshakeOutcome = { ok: true; hs: Handshake } | { ok: false; why: string; modernError?: string; timedOut?: boolean };
+type HandshakeOutcome =
+  { ok: true; hs: Handshake } | { ok: false; why: string; modernError?: string; timedOut?: boolean; unauthorized?: boolean };
 
 async function tryHandshake(
   session: Session,
@@ -240,7 +242,12 @@ async function tryHandshake(
     const status = hs.initialize.http ? ` (HTTP ${hs.initialize.http.status})` : '';
     return { ok: false, why: `${hs.problem}${status}`, modernError: recognizedModernError(hs.initialize.response, modernSchema) };
   } catch (err) {
-    return { ok: false, why: err instanceof Error ? err.message : String(err), timedOut: err instanceof RequestTimeoutError };
+    return {
+      ok: false,
+      why: err instanceof Error ? err.message : String(err),
+      timedOut: err instanceof RequestTimeoutError,
+      ...(err instanceof TransportError && err.httpStatus === 401 ? { unauthorized: true } : {}),
+    };
   }
 }
 

@@ -198,6 +198,8 @@ export const unauthenticated = defineCheck({
 /** Where the metadata document was found, and what it is. */
 interface Metadata {
   failed?: string;
+  /** The 401 challenge names the metadata on another origin (the suite reads only the server's). */
+  elsewhere?: string;
   url?: string;
   answer?: AuthAnswer;
   how?: string;
@@ -238,7 +240,8 @@ async function findMetadata(t: Probe): Promise<Metadata> {
   const elsewhere =
     challenge?.resource_metadata && !named ? `; resource_metadata names ${challenge.resource_metadata}, another origin` : '';
   const head = named ? `the 401 challenge names resource_metadata ${named}` : `the 401 challenge names no resource_metadata${elsewhere}`;
-  return { failed: `${head}, and no URL serves the metadata (${tried.join('; ')})` };
+  const other = elsewhere ? { elsewhere: challenge!.resource_metadata } : {};
+  return { failed: `${head}, and no URL serves the metadata (${tried.join('; ')})`, ...other };
 }
 
 export const discovery = defineCheck({
@@ -265,6 +268,8 @@ export const discovery = defineCheck({
     const { noToken } = await surveyed(t);
     const found = await t.ctx.run.memo(METADATA, () => findMetadata(t));
     if (!found.failed) return;
+    // The header names the metadata on another origin: the header mechanism is there; the suite reads no other origin.
+    if (found.elsewhere) return t.inform(`the 401 challenge names resource_metadata ${found.elsewhere}, on another origin: not fetched`);
     // Neither mechanism: the finding quotes the one the server relies on (its 401 names a URL, or it names none).
     const named = bearerChallenge(noToken.headers['www-authenticate'])?.resource_metadata !== undefined;
     t.expect(false, {
@@ -307,6 +312,10 @@ function parseObject(body: string): JsonObject | undefined {
 async function metadataDocument(t: Probe): Promise<{ doc?: JsonObject; found: Metadata }> {
   await surveyed(t);
   const found = await t.ctx.run.memo(METADATA, () => findMetadata(t));
+  if (found.elsewhere)
+    return t.notObserved(
+      `the metadata is at ${found.elsewhere}, on another origin than the endpoint: the suite reads only the server's origin`,
+    );
   if (found.failed) return t.notObserved(`${found.failed} (judged by authorization/discovery)`);
   return { doc: found.answer!.status === 200 ? parseObject(found.answer!.body) : undefined, found };
 }
