@@ -23,8 +23,8 @@ import { registerList } from './list.js';
 import { registerMerge } from './merge.js';
 import { registerMatrix } from './matrix.js';
 import { dispatchSubcommand, type RegisterSubcommand } from './subcommand.js';
-import type { RunResult } from '../model/results.js';
-import type { LoadedConfig } from '../model/config.js';
+import type { AuthorizationInfo, RunResult } from '../model/results.js';
+import type { Config, LoadedConfig } from '../model/config.js';
 import { deliver } from './output.js';
 import { expandServer, parseEnv, parseHeaders } from './launch.js';
 import { registerInit } from './init.js';
@@ -97,6 +97,8 @@ export interface Flags {
   color: boolean;
   verbose: boolean;
   jobs?: number;
+  auth: boolean;
+  authPort?: number;
 }
 
 const positiveInt = (label: string) => (value: string) => {
@@ -110,6 +112,11 @@ const sparesValue = (value: string) => {
   return n;
 };
 const collect = (value: string, prev: string[]) => [...prev, value];
+const portValue = (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError('--auth-port must be a port number from 0 to 65535');
+  return n;
+};
 const seedValue = (value: string) => {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > 0x7fffffff) {
@@ -152,6 +159,12 @@ function targetOptions(root: Command): Command {
     .addOption(new Option('--url <url>', 'Streamable HTTP endpoint of the server'))
     .option('--header <"Name: value">', 'HTTP header sent on every request (repeatable; values never reported)', collect, [])
     .option('--env <KEY=VALUE>', 'environment variable for the launched server (repeatable; values never reported)', collect, [])
+    .option(
+      '--auth',
+      'the server is a protected resource: start the embedded authorization server on 127.0.0.1 (a launched server gets it as MCP_CONFORMANCE_ISSUER) and send its valid token on every request',
+      false,
+    )
+    .option('--auth-port <n>', "the embedded authorization server's port (implies --auth; default: a free port)", portValue)
     .addOption(
       new Option(
         '--spec <revision>',
@@ -373,9 +386,27 @@ export function runOptions(flags: Flags, p: Prepared, argv: string[]): Conforman
     allowSideEffects: flags.allowSideEffects,
     invocation: argv,
     config: p.loaded?.config,
+    ...authorizationOptions(flags, p.loaded?.config),
     ...(p.loaded && p.configFound ? { configFile: { path: p.loaded.path, found: p.configFound } } : {}),
     cwd: p.loaded?.config.server?.cwd ? resolve(p.loaded.dir, p.loaded.config.server.cwd) : undefined,
   };
+}
+
+/** --auth / --auth-port: the embedded issuer, over the file's authorization section (its token command set aside). */
+function authorizationOptions(flags: Flags, config: Config | undefined): Pick<ConformanceOptions, 'authorization'> {
+  if (!flags.auth && flags.authPort === undefined) return {};
+  const file = config?.authorization ?? {};
+  const port = flags.authPort ?? file.port;
+  return { authorization: { ...file, tokenCommand: undefined, embedded: true, ...(port !== undefined ? { port } : {}) } };
+}
+
+/** The run's authorization, on stderr before any check: the issuer the server must trust (never a token). */
+function announceAuthorization(info: AuthorizationInfo): void {
+  const line =
+    info.source === 'embedded'
+      ? `authorization: embedded issuer ${info.issuer} (JWKS ${info.jwksUri}); valid token scopes: ${info.scopes?.join(' ') || '(none)'}`
+      : 'authorization: the valid token comes from authorization.tokenCommand';
+  process.stderr.write(`${line}\n`);
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -428,6 +459,7 @@ async function runAndReport(flags: Flags, prepared: Prepared, argv: string[]): P
       ...runOptions(flags, prepared, argv),
       signal: interrupt.signal,
       jobs: flags.jobs,
+      onAuthorization: announceAuthorization,
       onResult: (e) => {
         // The run is under way: what writing the reports needs is loaded now, off the start-up path.
         if (e.index === 0) setImmediate(preloadJUnit);

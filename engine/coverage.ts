@@ -70,6 +70,10 @@ export const COVERAGE_PAGES: Record<SpecRevision, readonly string[]> = {
     'basic/transports/index',
     'basic/transports/stdio',
     'basic/transports/streamable-http',
+    'basic/authorization/index',
+    'basic/authorization/authorization-server-discovery',
+    'basic/authorization/client-registration',
+    'basic/authorization/security-considerations',
     'client/elicitation',
     'client/sampling',
     'client/roots',
@@ -85,6 +89,7 @@ export const COVERAGE_PAGES: Record<SpecRevision, readonly string[]> = {
     'basic/index',
     'basic/lifecycle',
     'basic/transports',
+    'basic/authorization',
     'basic/utilities/cancellation',
     'basic/utilities/ping',
     'basic/utilities/progress',
@@ -100,9 +105,9 @@ export const EXCLUSIONS_FILE = join(packageRoot(), 'coverage', 'exclusions.yaml'
  * modern era is the client); unobservable: a client cannot see whether the
  * server keeps it (the reason says why); restated: repeats a rule whose home
  * is another sentence, counted there; out-of-scope: addressed to
- * intermediaries or to custom transports, or rests on the authorization
- * spec, none of which the suite tests; permission: a MAY (rule 4, never in
- * the file).
+ * intermediaries, to custom transports or to the authorization server (the
+ * authorization pages' third party, which the suite plays itself), none of
+ * which the suite tests; permission: a MAY (rule 4, never in the file).
  */
 export type ExclusionKind = 'client' | 'unobservable' | 'restated' | 'out-of-scope' | 'permission';
 

@@ -18,6 +18,8 @@ import {
 } from '../harness/errors.js';
 import { packageRoot } from '../harness/paths.js';
 import { Redactor } from '../harness/redact.js';
+import type { RunTokens } from '../harness/authorization.js';
+import { authorizationOf, refusal as authorizationRefusal, RunAuthorization, unauthorizedHint } from './authorization.js';
 import { ProtocolSchema } from '../harness/schema.js';
 import { withAbortScope } from '../harness/scope.js';
 import type { Exchange, Session } from '../harness/session.js';
@@ -43,13 +45,14 @@ import {
   exitCodeOf,
   heldBackOf,
   summarize,
+  type AuthorizationInfo,
   type CheckResult,
   type RunResult,
   type Selection,
   type SubjectResult,
 } from '../model/results.js';
 import { LEGACY_REVISION, MODERN_REVISION } from '../harness/era.js';
-import type { Config } from '../model/config.js';
+import type { AuthorizationConfig, Config } from '../model/config.js';
 import type { Era, TransportKind } from '../model/wire.js';
 import { reportProgress } from './progress.js';
 import { applyBaseline, loadBaseline, markExpected, type Baseline } from './baseline.js';
@@ -127,6 +130,13 @@ export interface RunOptions {
   jobs?: number;
   /** The results stream: each check's result as soon as it and every one before it are complete (report order). */
   onResult?: (event: ResultEvent) => void;
+  /**
+   * Authorization (HTTP): the embedded issuer (`embedded`) or a token command
+   * (default: the configuration file's `authorization`).
+   */
+  authorization?: AuthorizationConfig;
+  /** Called once the run's authorization is set up, before any check: its issuer and JWKS URL (never a token). */
+  onAuthorization?: (info: AuthorizationInfo) => void;
 }
 
 export const DEFAULTS = {
@@ -198,6 +208,8 @@ interface Prepared {
   schema: ProtocolSchema;
   legacySchema: ProtocolSchema;
   argumentSettings: ArgumentSettings;
+  /** Authorization is active: the run's tokens (set once the server listens). */
+  tokens?: RunTokens;
 }
 
 /** The run's stop signal: the user's interrupt or the run deadline; `dispose` clears its timer. */
@@ -214,8 +226,10 @@ export async function runSelection(options: RunOptions): Promise<RunResult> {
   const stop = stopSignal(prep.o);
   let target: Target | undefined;
   let primary: Session | undefined;
+  let auth: RunAuthorization | undefined;
   try {
-    const opened = await open(prep, stop.signal);
+    auth = await beginAuthorization(prep);
+    const opened = await open(prep, stop.signal, auth);
     target = opened.target;
     primary = opened.primary;
     if (opened.ready) await runChecks(prep, opened.ready, stop.signal);
@@ -225,8 +239,41 @@ export async function runSelection(options: RunOptions): Promise<RunResult> {
     stop.dispose();
     prep.result.stderr = target?.stderrTail(primary) ?? '';
     await target?.close();
+    await auth?.end();
   }
   return finish(prep);
+}
+
+/**
+ * Authorization, before the target opens: refused (one line) when it would
+ * send a token off loopback; the embedded issuer started, and a launched
+ * server's environment given its URL. The headers become the run's own
+ * object, which the connections read (the valid token goes in once minted).
+ */
+async function beginAuthorization(prep: Prepared): Promise<RunAuthorization | undefined> {
+  const { o } = prep;
+  const a = authorizationOf(o.authorization, o.config);
+  if (!a) return undefined;
+  const why = authorizationRefusal(a, o.url);
+  if (why) throw new Error(why);
+  const auth = await RunAuthorization.begin(a);
+  o.env = { ...(o.env ?? {}), ...auth.env() };
+  o.headers = { ...(o.headers ?? {}) };
+  return auth;
+}
+
+/** Once the server listens: the valid token on every request, recorded and announced (false: it could not be had, the run is aborted). */
+async function authorize(prep: Prepared, auth: RunAuthorization, signal: AbortSignal): Promise<boolean> {
+  const { o, result } = prep;
+  try {
+    prep.tokens = await auth.tokensFor(o.url!, o.headers!, { redactor: prep.redactor, timeoutMs: o.requestTimeoutMs, cwd: o.cwd, signal });
+  } catch (err) {
+    result.aborted = (err as Error).message;
+    return false;
+  }
+  result.authorization = auth.record;
+  o.onAuthorization?.(auth.record);
+  return true;
 }
 
 /** Validate the options, load the schemas, select the checks: no server is touched yet. */
@@ -373,9 +420,14 @@ interface LaneState {
 }
 
 /** Open the target, settle the era (one call: probe, fallback, handshake), and build the context the checks share. */
-async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Target; primary?: Session; ready?: Ready }> {
+async function open(
+  prep: Prepared,
+  signal: AbortSignal,
+  auth?: RunAuthorization,
+): Promise<{ target?: Target; primary?: Session; ready?: Ready }> {
   const { o, result, transport } = prep;
   const t = await openTarget(prep, signal);
+  if (auth && !(await authorize(prep, auth, signal))) return { target: t };
   const sessions: Session[] = [];
   const opening = await openEra(t, {
     mode: prep.mode,
@@ -385,8 +437,10 @@ async function open(prep: Prepared, signal: AbortSignal): Promise<{ target?: Tar
     probeTimeoutMs: o.probeTimeoutMs,
   });
   sessions.push(...opening.sessions);
-  if (opening.fatal || !opening.primary) {
-    result.aborted = opening.fatal ?? 'no connection to the server';
+  // A protected server refused the opening request: one line naming how to authorize, not a pile of failures.
+  const refused = transport === 'http' && !!opening.unauthorized;
+  if (opening.fatal || !opening.primary || refused) {
+    result.aborted = refused ? unauthorizedHint(auth) : (opening.fatal ?? 'no connection to the server');
     return { target: t, primary: opening.primary ?? opening.sessions[0] };
   }
   result.revision = opening.revision;
@@ -564,6 +618,7 @@ function suiteContext(
     schemaJudgedExchanges: run.schemaJudgedExchanges,
     // The schema of the era the run speaks (2025-11-25 results have no resultType).
     protocolSchema: era === 'legacy' ? prep.legacySchema : prep.schema,
+    ...(prep.tokens ? { authorization: prep.tokens } : {}),
   };
 }
 

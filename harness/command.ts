@@ -10,6 +10,8 @@ export interface CommandOutcome {
   ok: boolean;
   /** How it ended, in words (exit code, signal, timeout), with the end of its stderr. */
   detail: string;
+  /** What it printed on stdout (unredacted: a command may print a secret the caller registers). */
+  stdout?: string;
 }
 
 let commandsRun = 0;
@@ -44,5 +46,5 @@ export async function runShellCommand(
   if (r.exitCode !== 0) {
     return { ok: false, detail: `${r.signal ? `was killed by ${r.signal}` : `exited with code ${r.exitCode}`}${tail}` };
   }
-  return { ok: true, detail: 'exited with code 0' };
+  return { ok: true, detail: 'exited with code 0', stdout: String(r.stdout ?? '') };
 }

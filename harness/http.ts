@@ -100,6 +100,9 @@ export class HttpTransport implements Transport {
     const method = req.method ?? 'POST';
     const headers = this.rawHeaders(req, method);
     const lib = this.url.protocol === 'https:' ? https : http;
+    const target = req.url === undefined ? this.url : new URL(req.url);
+    if (target.origin !== this.url.origin)
+      return Promise.reject(new TransportError(`raw HTTP: ${target.origin} is not the endpoint's origin`));
     const max = this.opts.maxMessageBytes;
     const started = Date.now();
     return new Promise<RawHttpResponse>((resolve, reject) => {
@@ -128,7 +131,7 @@ export class HttpTransport implements Transport {
         }
       }, req.timeoutMs);
       const start = (retried: boolean) => {
-        const sent = lib.request(this.url, { method, headers, agent: this.agent });
+        const sent = lib.request(target, { method, headers, agent: this.agent });
         request = sent;
         this.open.add(sent);
         sent.on('close', () => this.open.delete(sent));

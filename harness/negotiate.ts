@@ -16,6 +16,7 @@
  * - `legacy` (`--spec 2025-11-25`): the initialize handshake straight away;
  *   a modern-only server is named as such.
  */
+import { TransportError } from './errors.js';
 import { describeError, LEGACY_REVISION, MODERN_REVISION, modernProfile, probeEra, recognizedModernError, type EraProbe } from './era.js';
 import { initializeCapabilities, legacyClientProfile, legacyHandshake, type Handshake } from './legacy.js';
 import { RequestTimeoutError } from './errors.js';
@@ -64,6 +65,8 @@ export interface Opening {
   server?: { name?: string; version?: string };
   /** Set when the run cannot go on: a one-line cause. */
   fatal?: string;
+  /** The first request was answered HTTP 401: the server is a protected resource (basic/authorization). */
+  unauthorized?: boolean;
 }
 
 export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
@@ -81,6 +84,8 @@ export async function openEra(t: Target, o: EraOptions): Promise<Opening> {
   const first = await connect('modern');
   const probeTimeout = o.mode === 'auto' ? Math.min(o.probeTimeoutMs, first.requestTimeoutMs) : first.requestTimeoutMs;
   const probe = await probeEra(first, o.modernSchema, probeTimeout);
+  if (probe.cause instanceof TransportError && probe.cause.httpStatus === 401)
+    return { ...failed(sessions, probe.evidence), unauthorized: true };
   if (probe.era === undefined) return failed(sessions, noAnswer(t, first, probe));
   if (probe.era === 'modern') {
     if (probe.modernError === 'UnsupportedProtocolVersionError') {
@@ -136,6 +141,7 @@ async function openForcedLegacy(t: Target, o: EraOptions, connect: Connect, sess
   const session = await connect('legacy');
   const hs = await tryHandshake(session, o.legacySchema, o.modernSchema);
   if (hs.ok) return legacyOpening(t, session, hs.hs, sessions, { how: 'forced', evidence: 'forced by --spec 2025-11-25' });
+  if (hs.unauthorized) return { ...failed(sessions, hs.why), unauthorized: true };
   // Tell a modern-only server from one that is broken: probe it the modern way.
   const probe = await probeEra(await connect('modern'), o.modernSchema, o.probeTimeoutMs);
   t.useEra('legacy', o.legacySchema);
@@ -221,7 +227,8 @@ function unanswered(
   return `${noAnswer(t, w.first, w.probe)}; the initialize fallback failed too (${w.hs.why})${urlHint(t.kind, heard)}`;
 }
 
-type HandshakeOutcome = { ok: true; hs: Handshake } | { ok: false; why: string; modernError?: string; timedOut?: boolean };
+type HandshakeOutcome =
+  { ok: true; hs: Handshake } | { ok: false; why: string; modernError?: string; timedOut?: boolean; unauthorized?: boolean };
 
 async function tryHandshake(
   session: Session,
@@ -235,7 +242,12 @@ async function tryHandshake(
     const status = hs.initialize.http ? ` (HTTP ${hs.initialize.http.status})` : '';
     return { ok: false, why: `${hs.problem}${status}`, modernError: recognizedModernError(hs.initialize.response, modernSchema) };
   } catch (err) {
-    return { ok: false, why: err instanceof Error ? err.message : String(err), timedOut: err instanceof RequestTimeoutError };
+    return {
+      ok: false,
+      why: err instanceof Error ? err.message : String(err),
+      timedOut: err instanceof RequestTimeoutError,
+      ...(err instanceof TransportError && err.httpStatus === 401 ? { unauthorized: true } : {}),
+    };
   }
 }
 

@@ -5,6 +5,8 @@
  * string of the result model.
  */
 export const REDACTED = '[REDACTED]';
+/** The marker of an access token (harness/authorization.ts): a frame showing it carries a token the server echoed. */
+export const REDACTED_TOKEN = '[REDACTED:token]';
 
 /** Shortest fragment of a secret masked where a text was cut. */
 const MIN_FRAGMENT = 4;
@@ -20,6 +22,8 @@ export interface RedactOptions {
 
 export class Redactor {
   private readonly secrets: string[] = [];
+  /** The marker of each secret registered as an access token (others get REDACTED). */
+  private readonly tokens = new Set<string>();
 
   /**
    * Register a secret; values shorter than 4 characters are too common to
@@ -36,6 +40,14 @@ export class Redactor {
     this.secrets.sort((a, b) => b.length - a.length);
   }
 
+  /** Register an access token: redacted like any secret, with its own marker (REDACTED_TOKEN). */
+  addToken(value: string | undefined): void {
+    if (!value || value.length < 4) return;
+    this.add(value);
+    this.tokens.add(value);
+    this.tokens.add(JSON.stringify(value).slice(1, -1));
+  }
+
   get size(): number {
     return this.secrets.length;
   }
@@ -43,7 +55,7 @@ export class Redactor {
   redact(text: string, opts: RedactOptions = {}): string {
     let out = text;
     for (const s of this.secrets) {
-      if (out.includes(s)) out = out.split(s).join(REDACTED);
+      if (out.includes(s)) out = out.split(s).join(this.tokens.has(s) ? REDACTED_TOKEN : REDACTED);
     }
     if (opts.clipped === 'start' || opts.clipped === 'both') out = this.maskStart(out);
     if (opts.clipped === 'end' || opts.clipped === 'both') out = this.maskEnd(out);

@@ -570,6 +570,8 @@ export class Session {
   async rawHttp(req: {
     message?: JsonObject;
     method?: string;
+    /** Another URL on the endpoint's origin (default: the endpoint). */
+    url?: string;
     body?: string;
     headers?: Record<string, string>;
     omit?: string[];
@@ -582,7 +584,8 @@ export class Session {
     const refused = text === undefined ? undefined : this.guardCalls(req.message ?? text);
     if (refused) throw refused;
     const httpMethod = req.method ?? 'POST';
-    const frames = [this.record('out', text ?? `(HTTP ${httpMethod} without a body)`)];
+    const to = req.url === undefined ? '' : ` to ${req.url}`;
+    const frames = [this.record('out', text ?? `(HTTP ${httpMethod}${to} without a body)`)];
     let info: SendInfo | undefined;
     if (req.message) {
       const method = typeof req.message.method === 'string' ? req.message.method : undefined;
@@ -609,6 +612,7 @@ export class Session {
     try {
       answer = await this.transport.raw({
         method: httpMethod,
+        ...(req.url !== undefined ? { url: req.url } : {}),
         body: text,
         info,
         headers: req.headers,

@@ -72,6 +72,8 @@ export interface SendOutcome {
 export interface RawHttpRequest {
   /** HTTP method; default POST. */
   method?: string;
+  /** Another URL on the endpoint's origin (e.g. a well-known metadata document, or the endpoint with a query); default the endpoint. */
+  url?: string;
   /** The body as sent. */
   body?: string;
   /** POST: the facts the standard MCP headers are mirrored from, as for `send` (none: only Content-Type and Accept). */

@@ -108,6 +108,26 @@ export interface Config {
   capabilityTool?: ToolCallSpec & { requires: InputCapability[] };
   /** Per-tool fixtures, by tool name. */
   fixtures?: Record<string, ToolFixture>;
+  /** The server is a protected resource (basic/authorization): how the suite gets its tokens. */
+  authorization?: AuthorizationConfig;
+}
+
+/**
+ * Authorization (HTTP servers): the embedded issuer (`embedded: true`, as
+ * `--auth`), or a command printing a valid token for a server that trusts
+ * another authorization server.
+ */
+export interface AuthorizationConfig {
+  /** Start the embedded authorization server (as --auth). */
+  embedded?: boolean;
+  /** Its port on 127.0.0.1 (as --auth-port; default: a free port). */
+  port?: number;
+  /** The scopes of the valid token when the server names none (neither scopes_supported nor a challenge scope). */
+  scopes?: string[];
+  /** A shell command that prints a valid access token for the server on its first line of stdout. */
+  tokenCommand?: string;
+  /** How long the token command may take, milliseconds (default 30000). */
+  timeoutMs?: number;
 }
 
 /**

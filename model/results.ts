@@ -122,6 +122,16 @@ export const COUNT_LABELS: ReadonlyArray<[Exclude<keyof RunSummary, 'total'>, st
 ];
 
 /** Everything one run produced: what the renderers and the JSON report take. */
+/** The authorization of a run: the embedded issuer the server is pointed at, or the user's token command. */
+export interface AuthorizationInfo {
+  source: 'embedded' | 'command';
+  /** The embedded issuer's URL (MCP_CONFORMANCE_ISSUER of a launched server). */
+  issuer?: string;
+  jwksUri?: string;
+  /** The scopes the valid token carries (embedded issuer). */
+  scopes?: string[];
+}
+
 export interface RunResult {
   tool: { name: string; version: string };
   startedAt: string;
@@ -155,6 +165,8 @@ export interface RunResult {
   depth?: RunDepth;
   /** Set when the probe showed the server speaks both eras and the run tested only one: which, and how to test the other. */
   dualEra?: { tested: Era; other: Era; hint: string };
+  /** Authorization was active (`--auth`, `authorization` in the config file): where the tokens came from (never a token). */
+  authorization?: AuthorizationInfo;
   /**
    * The tools the safety policy held back (not annotated readOnlyHint: true,
    * not named by the user), how many results could not run for it, and what

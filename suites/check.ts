@@ -7,6 +7,7 @@
 import type { ProtocolSchema } from '../harness/schema.js';
 import { sessionOf, type Exchange, type RequestOptions, type Session } from '../harness/session.js';
 import type { Subscription } from '../harness/subscription.js';
+import type { RunTokens } from '../harness/authorization.js';
 import type { Discovery } from '../harness/negotiate.js';
 import type { ListMethod, ListWalk } from '../harness/walk.js';
 import type { ArgumentSettings } from './args/calls.js';
@@ -130,6 +131,8 @@ export interface SuiteContext {
   readonly schemaJudgedExchanges: WeakSet<Exchange>;
   /** The protocol schema of the run (to validate parts of a message). */
   readonly protocolSchema: ProtocolSchema;
+  /** Authorization is active (`--auth` or `authorization.tokenCommand`): the run's tokens; the session layer sends the valid one. */
+  readonly authorization?: RunTokens;
 }
 
 /** Thrown to end a check with skip or not-observed. */

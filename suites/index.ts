@@ -33,6 +33,7 @@ import { sessionChecks } from './sessions.js';
 import { elicitationChecks } from './elicitation.js';
 import { taskChecks } from './tasks.js';
 import { negotiationChecks } from './lifecycle.js';
+import { authorizationChecks } from './authorization.js';
 
 /**
  * Each suite module and the checks it defines, in report order: the one place
@@ -63,6 +64,7 @@ export const suiteModules: ReadonlyArray<{ file: string; checks: readonly Check[
   { file: 'suites/error-codes.ts', checks: errorCodeChecks },
   { file: 'suites/result-meta.ts', checks: resultMetaChecks },
   { file: 'suites/encoding.ts', checks: encodingChecks },
+  { file: 'suites/authorization.ts', checks: authorizationChecks },
   // The legacy era's own rules (2025-11-25): ping, logging, list changes on the
   // session, cancellation, the HTTP session, elicitation modes, tasks; the
   // negotiated-capability check last, so it judges what every connection before it received.

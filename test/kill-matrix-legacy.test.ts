@@ -65,6 +65,28 @@ async function run(transport: TransportKind, ...serverArgs: string[]): Promise<R
   });
 }
 
+/** The authorization checks judge a protected server: proven below, with the reference in authorization mode (--auth). */
+const isAuthorization = (id: string) => id.startsWith('authorization/');
+
+/**
+ * The legacy reference in authorization mode over Streamable HTTP, trusting the run's embedded issuer;
+ * `checks` narrows the run (default: the whole catalogue).
+ */
+async function runAuthorized(serverArgs: string[], checks?: string[]): Promise<RunResult> {
+  const port = await freePort();
+  return runConformance({
+    command: referenceCommand('--http', String(port), '--era', 'legacy', '--auth', '--empty-cursor', ...serverArgs),
+    url: `http://127.0.0.1:${port}/mcp`,
+    authorization: { embedded: true },
+    spec: '2025-11-25',
+    requestTimeoutMs: 5000,
+    seed: 20261130,
+    runs: 5,
+    config,
+    ...(checks ? { checks } : {}),
+  });
+}
+
 const legacyChecks = catalogue.filter((c) => c.revisions.includes('legacy'));
 /**
  * Part variants of the checks of the legacy era (a part of a check of both eras is proven here on stdio, like its
@@ -97,7 +119,9 @@ describe('kill matrix, legacy era', () => {
           expect(result.exitCode, info).toBe(0);
           for (const check of result.checks) {
             for (const r of check.results) {
-              if (r.verdict === 'skip') {
+              if (r.verdict === 'skip' && isAuthorization(check.id) && transport === 'http' && check.revisions.includes('legacy')) {
+                expect(r.reason, check.id).toMatch(/^authorization is not active/);
+              } else if (r.verdict === 'skip') {
                 const applies = check.transports.includes(transport) && check.revisions.includes('legacy');
                 expect(applies, `${check.id}: ${r.reason}`).toBe(false);
               } else if (!acceptedNotObserved(r)) expect(r.verdict, `${check.id} [${r.subject}] ${r.reason ?? ''}`).toBe('pass');
@@ -110,7 +134,7 @@ describe('kill matrix, legacy era', () => {
         // A check of both eras that applies to HTTP only (transport/http-json-rpc-only) is proven here on HTTP.
         (c) => c.transports.includes(transport) && (c.revisions.length === 1 || transport === 'stdio' || !c.transports.includes('stdio')),
       );
-      for (const check of proven.filter((c) => inKillMatrix(c.id))) {
+      for (const check of proven.filter((c) => inKillMatrix(c.id) && !isAuthorization(c.id))) {
         it(`--break ${check.id} is caught by ${check.id} alone`, async ({ expect }) => {
           const result = await run(transport, '--break', check.id);
           const info = describeRun(result);
@@ -129,7 +153,7 @@ describe('kill matrix, legacy era', () => {
 
       for (const { id, check: checkId, part } of legacyParts) {
         const check = catalogue.find((c) => c.id === checkId)!;
-        if (!check.transports.includes(transport) || !inKillMatrix(checkId)) continue;
+        if (!check.transports.includes(transport) || !inKillMatrix(checkId) || isAuthorization(checkId)) continue;
         // One transport per part variant, as in kill-matrix.test.ts: stdio for a check of both eras (as its own variant
         // here), otherwise Streamable HTTP where the check applies there.
         if (check.revisions.length > 1 && transport === 'http' && check.transports.includes('stdio')) continue;
@@ -140,4 +164,41 @@ describe('kill matrix, legacy era', () => {
       }
     });
   }
+  // Authorization mode, legacy era: the whole catalogue passes against the protected reference; each defect of a
+  // check or part the 2025-11-25 page states is caught by that check alone, with the legacy quote (on a run of the
+  // authorization checks: the defects change only answers to requests without a token or with a hostile one,
+  // and kill-matrix.test.ts proves the modern ones on the whole catalogue).
+  describe.concurrent('http, authorization mode (--auth, the embedded issuer)', () => {
+    it.skipIf(killMatrixFiltered)('the legacy reference server in authorization mode passes every check', async ({ expect }) => {
+      const result = await runAuthorized([]);
+      const info = describeRun(result);
+      expect(result.aborted, info).toBeUndefined();
+      expect(result.exitCode, info).toBe(0);
+      for (const check of result.checks) {
+        for (const r of check.results) {
+          if (r.verdict === 'skip') {
+            const applies = check.transports.includes('http') && check.revisions.includes('legacy');
+            expect(applies, `${check.id}: ${r.reason}`).toBe(false);
+          } else if (!acceptedNotObserved(r)) expect(r.verdict, `${check.id} [${r.subject}] ${r.reason ?? ''}`).toBe('pass');
+        }
+      }
+    });
+
+    for (const check of legacyChecks.filter((c) => isAuthorization(c.id) && inKillMatrix(c.id))) {
+      it(`--break ${check.id} is caught by ${check.id} alone`, async ({ expect }) => {
+        const result = await runAuthorized(['--break', check.id], ['authorization/*']);
+        const info = describeRun(result);
+        expect(result.aborted, info).toBeUndefined();
+        expect(brokenChecks(result), info).toEqual([check.id]);
+        expectQuoted(expect, result, check, check, 'legacy');
+      });
+    }
+
+    for (const { id, check: checkId, part } of legacyParts.filter((b) => isAuthorization(b.check) && inKillMatrix(b.check))) {
+      const check = catalogue.find((c) => c.id === checkId)!;
+      it(`--break ${id} is caught by ${checkId} alone, on its part ${part}`, async ({ expect }) => {
+        expectPartCaught(expect, await runAuthorized(['--break', id], ['authorization/*']), check, part, 'legacy');
+      });
+    }
+  });
 });

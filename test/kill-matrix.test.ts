@@ -68,6 +68,37 @@ const RUNS = 5;
 
 const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:set_extra_entry', 'tool:slow', 'tool:needs_elicitation', 'tool:end_subscriptions'];
 
+/**
+ * The authorization checks (authorization/*) judge a protected server: they are proven below, with the
+ * reference in authorization mode (--auth) and the run's embedded issuer; without it they skip, saying so.
+ */
+const isAuthorization = (id: string) => id.startsWith('authorization/');
+
+/**
+ * The reference in authorization mode over Streamable HTTP, trusting the run's embedded issuer
+ * (MCP_CONFORMANCE_ISSUER); `checks` narrows the run (default: the whole catalogue).
+ */
+async function runAuthorized(serverArgs: string[], checks?: string[]): Promise<RunResult> {
+  const port = await freePort();
+  return runConformance({
+    command: referenceCommand('--http', String(port), '--auth', ...SERVER_OPTIONS, ...serverArgs),
+    url: `http://127.0.0.1:${port}/mcp`,
+    authorization: { embedded: true },
+    requestTimeoutMs: 5000,
+    config,
+    seed: SEED,
+    runs: RUNS,
+    ...(checks ? { checks } : {}),
+  });
+}
+
+/**
+ * Part defects that change only the answers to requests without a token or with a hostile one (which only
+ * the authorization checks send) are proven on a run of the authorization checks; every other
+ * authorization defect on a run of the whole catalogue (all-scopes changes the scopes the valid token needs).
+ */
+const WHOLE_CATALOGUE_PARTS = new Set(['authorization/insufficient-scope#all-scopes']);
+
 async function run(transport: TransportKind, ...serverArgs: string[]): Promise<RunResult> {
   const args = [...SERVER_OPTIONS, ...serverArgs];
   if (transport === 'stdio')
@@ -102,7 +133,9 @@ describe('kill matrix', () => {
         expect(result.exitCode, info).toBe(0);
         for (const check of result.checks) {
           for (const r of check.results) {
-            if (r.verdict === 'skip') {
+            if (r.verdict === 'skip' && isAuthorization(check.id) && transport === 'http') {
+              expect(r.reason, check.id).toMatch(/^authorization is not active/);
+            } else if (r.verdict === 'skip') {
               const applies = check.transports.includes(transport) && check.revisions.includes('modern');
               expect(applies, `${check.id}: ${r.reason}`).toBe(false);
             } else if (r.verdict === 'not-observed' && SIDE_EFFECT_TOOLS.includes(r.subject)) {
@@ -114,7 +147,7 @@ describe('kill matrix', () => {
 
       // Checks of the legacy era only are proven in kill-matrix-legacy.test.ts.
       for (const check of catalogue.filter(
-        (c) => c.transports.includes(transport) && c.revisions.includes('modern') && inKillMatrix(c.id),
+        (c) => c.transports.includes(transport) && c.revisions.includes('modern') && inKillMatrix(c.id) && !isAuthorization(c.id),
       )) {
         it(`--break ${check.id} is caught by ${check.id} alone`, async ({ expect }) => {
           const result = await run(transport, '--break', check.id);
@@ -135,6 +168,7 @@ describe('kill matrix', () => {
       for (const { id, check: checkId, part } of partBreaks(breaks)) {
         const check = catalogue.find((c) => c.id === checkId)!;
         if (!check.transports.includes(transport) || !check.revisions.includes('modern') || !inKillMatrix(checkId)) continue;
+        if (isAuthorization(checkId)) continue;
         if (transport === 'stdio' && check.transports.includes('http')) continue;
         // A part only the 2025-11-25 pages state (e.g. the elicitation/create parameters) is the legacy era's: kill-matrix-legacy.test.ts.
         if (check.parts![part]!.spec.revision === '2025-11-25') continue;
@@ -144,4 +178,44 @@ describe('kill matrix', () => {
       }
     });
   }
+  // Authorization mode: the whole catalogue runs against a protected reference (the session layer sends the
+  // valid token on every request); each authorization defect is caught by its check alone, with its quote.
+  describe.concurrent('http, authorization mode (--auth, the embedded issuer)', () => {
+    it('the reference server in authorization mode passes every check', async ({ expect }) => {
+      const result = await runAuthorized([]);
+      const info = describeRun(result);
+      expect(result.aborted, info).toBeUndefined();
+      expect(result.exitCode, info).toBe(0);
+      expect(result.authorization, info).toMatchObject({ source: 'embedded', scopes: ['mcp'] });
+      for (const check of result.checks) {
+        for (const r of check.results) {
+          if (r.verdict === 'skip') {
+            const applies = check.transports.includes('http') && check.revisions.includes('modern');
+            expect(applies, `${check.id}: ${r.reason}`).toBe(false);
+          } else if (r.verdict === 'not-observed' && SIDE_EFFECT_TOOLS.includes(r.subject)) {
+            expect(r.reason).toMatch(/^not called with (valid|invalid) arguments/);
+          } else expect(r.verdict, `${check.id} [${r.subject}] ${r.reason ?? ''}`).toBe('pass');
+        }
+      }
+    });
+
+    for (const check of catalogue.filter((c) => isAuthorization(c.id) && inKillMatrix(c.id))) {
+      it(`--break ${check.id} is caught by ${check.id} alone`, async ({ expect }) => {
+        const result = await runAuthorized(['--break', check.id]);
+        const info = describeRun(result);
+        expect(result.aborted, info).toBeUndefined();
+        expect(brokenChecks(result), info).toEqual([check.id]);
+        expectQuoted(expect, result, check, check, 'modern');
+        expect(result.exitCode).toBe(check.level === 'MUST' ? 1 : 0);
+      });
+    }
+
+    for (const { id, check: checkId, part } of partBreaks(breaks).filter((b) => isAuthorization(b.check) && inKillMatrix(b.check))) {
+      const check = catalogue.find((c) => c.id === checkId)!;
+      it(`--break ${id} is caught by ${checkId} alone, on its part ${part}`, async ({ expect }) => {
+        const result = await runAuthorized(['--break', id], WHOLE_CATALOGUE_PARTS.has(id) ? undefined : ['authorization/*']);
+        expectPartCaught(expect, result, check, part, 'modern');
+      });
+    }
+  });
 });

@@ -199,6 +199,48 @@ describe('2.x SDK fixtures (dual-era)', () => {
 });
 
 /**
+ * The SDKs' own resource-server middleware (fixtures/servers/sdk-auth), run
+ * with --auth: the suite starts its embedded issuer, the launched fixture
+ * trusts it (MCP_CONFORMANCE_ISSUER), and the authorization checks judge it.
+ * test/sdk-auth.test.ts pins what each answers on the wire; docs/findings.md
+ * ("Authorization: the SDK middleware") reads the verdicts.
+ */
+describe('SDK resource-server middleware (authorization checks, embedded issuer)', () => {
+  const SDK_AUTH = join(ROOT, 'fixtures/servers/sdk-auth');
+  const auth: Partial<RunOptions> = { authorization: { embedded: true }, checks: ['authorization/*'] };
+
+  it('1.x SDK (requireBearerAuth, mcpAuthMetadataRouter; legacy): verdicts as expected', async () => {
+    const run = await httpRun(`node ${join(SDK_AUTH, 'v1.js')} --port`, { ...auth, spec: '2025-11-25' });
+    expect(run.authorization, describeRun(run)).toMatchObject({ source: 'embedded' });
+    compare('sdk-auth-v1-legacy', run);
+  });
+
+  it('2.x SDK (@modelcontextprotocol/express on createMcpHandler), --spec all: verdicts as expected', async () => {
+    const run = await httpRun(`node ${join(SDK_AUTH, 'v2.js')} --port`, { ...auth, spec: 'all' });
+    expect(run.eras?.map((e) => e.era?.era)).toEqual(['modern', 'legacy']);
+    compare('sdk-auth-v2-modern', run.eras![0]!);
+    compare('sdk-auth-v2-legacy', run.eras![1]!);
+  });
+
+  it("the middleware's default (expectedResource unset): the audience kinds are served, invalid-token fails", async () => {
+    const v1 = await httpRun(`node ${join(SDK_AUTH, 'v1.js')} --no-expected-resource --port`, { ...auth, spec: '2025-11-25' });
+    compare('sdk-auth-v1-default-legacy', v1);
+    const v2 = await httpRun(`node ${join(SDK_AUTH, 'v2.js')} --no-expected-resource --port`, { ...auth, spec: '2026-07-28' });
+    compare('sdk-auth-v2-default-modern', v2);
+    // The three audience kinds, and nothing else, are the findings (each one served, HTTP 200).
+    for (const run of [v1, v2]) {
+      const findings = run.checks.find((c) => c.id === 'authorization/invalid-token')!.results.flatMap((r) => r.findings);
+      expect(findings.map((f) => f.expected)).toEqual([
+        expect.stringContaining('a token for another resource'),
+        expect.stringContaining('a token without an aud claim'),
+        expect.stringContaining('a token whose aud list names two other resources'),
+      ]);
+      for (const f of findings) expect(f.actual).toMatch(/^HTTP 200/);
+    }
+  });
+});
+
+/**
  * The share of applicable checks that were only not observed (RunResult.depth). The issue's goal is at
  * most 10 % with no configuration file; what keeps each server above it is pinned here as a ratchet
  * (the count may only fall), and every remaining one is grouped by what would let it run: a key a
