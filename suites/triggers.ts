@@ -137,18 +137,23 @@ export function releaseWhenHeld(session: Session, slow: SlowToolSpec, token: str
   };
 }
 
-/** A call of the slow tool, with a progressToken, that is let finish (releaseWhenHeld): its answer. */
+/**
+ * A call of the slow tool that is let finish (releaseWhenHeld): its answer. It carries `token` as its
+ * progressToken, or, with a release configured, one of its own (the sign that the server holds it); without
+ * either, it goes as written.
+ */
 export async function finishedSlowCall(
   session: Session,
   slow: SlowToolSpec,
   opts: { token?: string } & Pick<RequestOptions, 'id' | 'timeoutMs'> = {},
 ): Promise<Exchange> {
-  const { token = `mcpc-slow-${String(session.nextId())}`, ...options } = opts;
-  const release = releaseWhenHeld(session, slow, token);
+  const { token = slow.release ? `mcpc-slow-${String(session.nextId())}` : undefined, ...options } = opts;
+  const release = token === undefined ? undefined : releaseWhenHeld(session, slow, token);
   try {
-    const params = { name: slow.name, arguments: slow.arguments ?? {}, _meta: { progressToken: token } };
-    return await session.request('tools/call', params, { ...options, onHeaders: release.onHeaders });
+    const meta = token === undefined ? {} : { _meta: { progressToken: token } };
+    const params = { name: slow.name, arguments: slow.arguments ?? {}, ...meta };
+    return await session.request('tools/call', params, { ...options, ...(release ? { onHeaders: release.onHeaders } : {}) });
   } finally {
-    await release.done();
+    await release?.done();
   }
 }
