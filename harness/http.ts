@@ -160,6 +160,7 @@ export class HttpTransport implements Transport {
           sse: /^text\/event-stream\b/i.test(contentType),
           durationMs: 0,
         };
+        req.info?.onHeaders?.({ status: answer.status, contentType, stream: answer.sse });
         if (req.headersOnly) return finish();
         res.on('data', (chunk: Buffer) => {
           if (size + chunk.length > max) {

@@ -577,6 +577,8 @@ export class Session {
     omit?: string[];
     timeoutMs?: number;
     headersOnly?: boolean;
+    /** Told the answer's status and headers as soon as they arrive (with `message` only). */
+    onHeaders?: (http: HttpInfo) => void;
   }): Promise<RawHttpResponse & { frames: WireFrame[] }> {
     if (!this.transport.raw) throw new TransportError('rawHttp: this connection is not Streamable HTTP');
     if (this.closedReason) throw new ConnectionClosedError((req.message?.method as string) ?? req.method ?? 'POST', this.closedReason);
@@ -599,6 +601,7 @@ export class Session {
         protocolVersion: typeof metaVersion === 'string' ? metaVersion : this.profile.headerVersion,
         headers: method ? this.headerMirror.headersFor(method, params) : {},
         era: this.profile.era,
+        ...(req.onHeaders ? { onHeaders: req.onHeaders } : {}),
       };
     }
     // A request to a tool or method already known to be silent is not waited for again (harness/timeouts.ts).

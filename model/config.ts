@@ -26,6 +26,16 @@ export interface ToolCallSpec {
   arguments?: Record<string, unknown>;
 }
 
+/**
+ * The slow call: a tools/call that stays in flight until cancelled, or until
+ * `release` (a tools/call the suite sends once the server shows it holds the
+ * call: its first progress notification, or on HTTP its answer's headers)
+ * lets it finish. Without `release`, the call ends on its own.
+ */
+export interface SlowToolSpec extends ToolCallSpec {
+  release?: ToolCallSpec;
+}
+
 export type InputCapability = 'elicitation' | 'sampling' | 'roots';
 
 /** How one example call must end (after its scripted answers). */
@@ -102,7 +112,7 @@ export interface Config {
    * back (absolute POSIX paths, as the server sees them).
    */
   resources?: { fileRoot: string; canary: { path: string; text: string } };
-  slowTool?: ToolCallSpec;
+  slowTool?: SlowToolSpec;
   /** A call of a tool that supports task augmentation (2025-11-25 tasks), made with a `task` field; it should take a moment. */
   taskTool?: ToolCallSpec;
   capabilityTool?: ToolCallSpec & { requires: InputCapability[] };

@@ -7,7 +7,7 @@ import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import type { ServerCancellation } from '../harness/cancellations.js';
 import { defineCheck, describeAnswer, type Probe } from './check.js';
-import { slowCall } from './triggers.js';
+import { finishedSlowCall, slowCall } from './triggers.js';
 
 /** The sequence number of an exchange's response frame (stdio: one ordered channel). */
 function answeredAt(ex: Exchange): number | undefined {
@@ -64,8 +64,9 @@ export const noResponseAfterCancel = defineCheck({
     await session.cancel(id);
     // Sent after the cancellation: once it is answered, the server has read the cancellation.
     const barrier = await session.request('server/discover');
-    // The same call again: by the time it is answered, the cancelled one would have been too.
-    const probe = await session.request('tools/call', params);
+    // The same call again, let finish (a held call is released: releaseWhenHeld): by the time it is answered,
+    // the cancelled one would have been too.
+    const probe = await finishedSlowCall(session, slow);
     await cancelled;
     const cutoff = answeredAt(barrier) ?? Number.POSITIVE_INFINITY;
     const late = session.lateResponses(id);

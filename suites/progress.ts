@@ -11,13 +11,13 @@
  * tasks/progress-stops'.
  */
 import type { Session } from '../harness/session.js';
-import type { ToolCallSpec } from '../model/config.js';
+import type { SlowToolSpec } from '../model/config.js';
 import type { JsonObject } from '../model/json.js';
 import type { WireFrame } from '../model/wire.js';
 import { defineCheck, describeAnswer, frameKey, frameMessage, show, type Probe } from './check.js';
 import { TASK_PROGRESS_PREFIX } from './tasks.js';
 import { runSubscriptions } from './subscription-observers.js';
-import { slowCall } from './triggers.js';
+import { finishedSlowCall, slowCall } from './triggers.js';
 
 const PAGE = { revision: 'draft', page: 'basic/patterns/progress' } as const;
 const LEGACY_PAGE = { revision: '2025-11-25', page: 'basic/utilities/progress' } as const;
@@ -67,15 +67,11 @@ export const progressNotifications = defineCheck({
 });
 
 /** The check's own slow call, with a progressToken, followed by a request that marks what the server sent for it. */
-async function ownCall(t: Probe, slow: ToolCallSpec): Promise<void> {
+async function ownCall(t: Probe, slow: SlowToolSpec): Promise<void> {
   const s = t.session;
   const token = `mcpc-progress-${++tokens}`;
   try {
-    const call = await s.request(
-      'tools/call',
-      { name: slow.name, arguments: slow.arguments ?? {}, _meta: { progressToken: token } },
-      { timeoutMs: t.ctx.settings.requestTimeoutMs * 2 },
-    );
+    const call = await finishedSlowCall(s, slow, { token, timeoutMs: t.ctx.settings.requestTimeoutMs * 2 });
     t.note('call', describeAnswer(call));
     // Whatever the server still sends for the call arrives before its answer to the next request (stdio),
     // and on HTTP only the call's own stream, now ended, could carry it.

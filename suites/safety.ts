@@ -117,6 +117,7 @@ export function namedTools(config: Config): Set<string> {
     if (typeof name === 'string') names.add(name);
   };
   add(config.slowTool);
+  add(config.slowTool?.release);
   add(config.taskTool);
   add(config.capabilityTool);
   const lc = config.listChanged;

@@ -10,7 +10,7 @@
  * for a notification, a rule of both eras, is streamable-http/notification-status).
  * The modern transport has no sessions, no GET stream and no event IDs.
  */
-import { slowCall } from './triggers.js';
+import { releaseWhenHeld, slowCall } from './triggers.js';
 import { whyNotCallableAsWritten } from './safety.js';
 import { TransportError } from '../harness/errors.js';
 import { KnownSilentError } from '../harness/timeouts.js';
@@ -305,15 +305,20 @@ interface SseAnswer {
 async function sseAnswers(t: Probe): Promise<SseAnswer[]> {
   const s = t.session;
   const usable = (await slowCall(t.ctx, 'sessions/sse-event-ids')).call;
-  const requests: Array<{ what: string; method: string; params: JsonObject }> = [{ what: 'ping', method: 'ping', params: {} }];
+  const requests: Array<{ what: string; method: string; params: JsonObject; token?: string }> = [
+    { what: 'ping', method: 'ping', params: {} },
+  ];
   for (const n of usable ? [1, 2] : []) {
-    const params = { name: usable!.name, arguments: usable!.arguments ?? {}, _meta: { progressToken: `mcpc-ids-${n}-${s.nextId()}` } };
-    requests.push({ what: `tools/call ${usable!.name} (${n})`, method: 'tools/call', params });
+    const token = `mcpc-ids-${n}-${s.nextId()}`;
+    const params = { name: usable!.name, arguments: usable!.arguments ?? {}, _meta: { progressToken: token } };
+    requests.push({ what: `tools/call ${usable!.name} (${n})`, method: 'tools/call', params, token });
   }
   const out: SseAnswer[] = [];
   for (const r of requests) {
+    // A held slow call is let finish once its stream opens (releaseWhenHeld).
+    const release = usable && r.token ? releaseWhenHeld(s, usable, r.token) : undefined;
     try {
-      const answer = await s.rawHttp({ message: s.message(r.method, r.params) });
+      const answer = await s.rawHttp({ message: s.message(r.method, r.params), onHeaders: release?.onHeaders }).finally(release?.done);
       if (answer.sse) out.push({ what: r.what, answer, events: sseEvents(answer.body) });
     } catch (err) {
       if (!(err instanceof TransportError || err instanceof KnownSilentError)) throw err;

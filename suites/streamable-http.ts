@@ -18,7 +18,7 @@ import { listenFact } from './subscriptions.js';
 import { promptArguments } from './prompts.js';
 import { whyNotCallable } from './safety.js';
 import { probeCall } from './targets.js';
-import { slowCall } from './triggers.js';
+import { releaseWhenHeld, slowCall } from './triggers.js';
 import { encodeHeaderValue, findHeaderAnnotations, TOKEN } from '../harness/protocol.js';
 
 const { HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_VERSION } = ERROR_CODES;
@@ -692,12 +692,11 @@ export const sseEnds = defineCheck({
     if (!found.call) return t.notObserved(`${found.reason} (a call a server answers with an SSE stream)`);
     const slow = found.call;
     const s = t.session;
-    const message = s.message('tools/call', {
-      name: slow.name,
-      arguments: slow.arguments ?? {},
-      _meta: { progressToken: `mcpc-sse-${s.nextId()}` },
-    });
-    const r = await send(t, { message });
+    const token = `mcpc-sse-${s.nextId()}`;
+    const message = s.message('tools/call', { name: slow.name, arguments: slow.arguments ?? {}, _meta: { progressToken: token } });
+    // A held call is let finish once its stream opens (releaseWhenHeld).
+    const release = releaseWhenHeld(s, slow, token);
+    const r = await send(t, { message, onHeaders: release.onHeaders }).finally(release.done);
     if (!r.sse) return t.notObserved(`tools/call ${slow.name} was answered without an SSE stream (${describeRaw(r)})`);
     const final = messageOf(r);
     const answered = final !== undefined && final.id === message.id && ('result' in final || 'error' in final);

@@ -19,7 +19,8 @@
 import { argumentRun, type CallRecord } from './args/calls.js';
 import { memoKey, type SuiteContext } from './check.js';
 import { whyNotCallable, whyNotCallableAsWritten } from './safety.js';
-import type { ToolCallSpec } from '../model/config.js';
+import type { Exchange, RequestOptions, Session } from '../harness/session.js';
+import type { SlowToolSpec, ToolCallSpec } from '../model/config.js';
 import type { JsonObject } from '../model/json.js';
 import type { TriggerChoice } from '../model/results.js';
 
@@ -35,7 +36,7 @@ export const LONG_CALL_MS = 1000;
 export type SlowNeed = 'progress' | 'in-flight';
 
 /** The slow call a check uses: the configured one, or one the suite found; else why there is none. */
-export type SlowCall = { call: ToolCallSpec; found: boolean } | { call?: undefined; reason: string };
+export type SlowCall = { call: SlowToolSpec; found: boolean } | { call?: undefined; reason: string };
 
 const chosen = memoKey<Map<string, TriggerChoice>>('triggers: the calls the suite chose');
 
@@ -100,4 +101,59 @@ export async function slowCall(ctx: SuiteContext, check: string, need: SlowNeed 
   const measured = `${best.progress ?? 0} progress notification(s) before its answer, answered in ${Math.round(best.exchange!.durationMs)} ms`;
   remember(ctx, { key: 'slowTool', tool: call.name, arguments: call.arguments ?? {}, why: measured }, check);
   return { call, found: true };
+}
+
+/** How a held slow call is let finish: hand `onHeaders` to its request, await `done()` once it is over. */
+export interface SlowRelease {
+  onHeaders: () => void;
+  done: () => Promise<void>;
+}
+
+/**
+ * Let a held slow call finish: once the server shows it holds the call (its
+ * first notifications/progress for `token`, or over HTTP its answer's
+ * headers), the configuration's `slowTool.release` goes out, once. Without a
+ * release nothing is sent: the call ends on its own. An event, never a delay,
+ * decides when.
+ */
+export function releaseWhenHeld(session: Session, slow: SlowToolSpec, token: string): SlowRelease {
+  const release = slow.release;
+  if (!release) return { onHeaders: () => {}, done: async () => {} };
+  let sent: Promise<unknown> | undefined;
+  const send = () => {
+    if (sent) return;
+    off();
+    sent = session.request('tools/call', { name: release.name, arguments: release.arguments ?? {} }).catch(() => undefined);
+  };
+  const off = session.onMessage((m) => {
+    if (m.method === 'notifications/progress' && (m.params as JsonObject | undefined)?.progressToken === token) send();
+  });
+  return {
+    onHeaders: send,
+    done: async () => {
+      off();
+      await sent;
+    },
+  };
+}
+
+/**
+ * A call of the slow tool that is let finish (releaseWhenHeld): its answer. It carries `token` as its
+ * progressToken, or, with a release configured, one of its own (the sign that the server holds it); without
+ * either, it goes as written.
+ */
+export async function finishedSlowCall(
+  session: Session,
+  slow: SlowToolSpec,
+  opts: { token?: string } & Pick<RequestOptions, 'id' | 'timeoutMs'> = {},
+): Promise<Exchange> {
+  const { token = slow.release ? `mcpc-slow-${String(session.nextId())}` : undefined, ...options } = opts;
+  const release = token === undefined ? undefined : releaseWhenHeld(session, slow, token);
+  try {
+    const meta = token === undefined ? {} : { _meta: { progressToken: token } };
+    const params = { name: slow.name, arguments: slow.arguments ?? {}, ...meta };
+    return await session.request('tools/call', params, { ...options, ...(release ? { onHeaders: release.onHeaders } : {}) });
+  } finally {
+    await release?.done();
+  }
 }

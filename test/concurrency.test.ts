@@ -57,16 +57,22 @@ describe('concurrent checks', () => {
     );
   }
 
-  it('exits as soon as the reports are written: at most 0.5 s after the run', async () => {
+  // Decided by the exit, not the clock: every deadline of the run (request, notification, shutdown) is 10 minutes, so a
+  // wait that outlived the run would hold the process past runCli's 60 s bound (code undefined, killed). Nothing is
+  // asserted about how soon it exits: the machine is shared.
+  it('exits once the reports are written: no wait outlives the run', async () => {
     const dir = tempDir();
     const json = join(dir, 'r.json');
-    // No configuration file: the notification waits are the default 5 s, the request timeout 3 s.
-    const r = await runCli(['--server', referenceCommand(), '--timeout', '3000', '--json', json, '--junit', join(dir, 'r.xml')]);
-    const exited = Date.now();
+    const long = '600000';
+    const r = await runCli([
+      '--server',
+      referenceCommand(),
+      ...['--timeout', long, '--notification-timeout', long, '--shutdown-timeout', long],
+      ...['--json', json, '--junit', join(dir, 'r.xml'), '--html', join(dir, 'r.html')],
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const report = JSON.parse(readFileSync(json, 'utf8')) as RunResult;
-    const ended = Date.parse(report.startedAt) + report.durationMs;
-    expect(exited - ended, 'time from the end of the run to the exit of the process (ms)').toBeLessThanOrEqual(500);
+    expect(report.aborted, r.stdout).toBeUndefined();
   });
 
   // The default timeout (10 s). What makes these variants end within 2x --timeout is

@@ -43,6 +43,7 @@ const SIDE_EFFECT_TOOLS = [
   'tool:set_extra_tool',
   'tool:set_extra_entry',
   'tool:slow',
+  'tool:release_slow',
   'tool:needs_elicitation',
   'tool:ask_client',
   'tool:end_subscriptions',

@@ -66,7 +66,14 @@ const SEED = 20261130;
 /** Generated calls per tool and check: enough to hit every defect, few enough to keep the matrix quick. */
 const RUNS = 5;
 
-const SIDE_EFFECT_TOOLS = ['tool:set_extra_tool', 'tool:set_extra_entry', 'tool:slow', 'tool:needs_elicitation', 'tool:end_subscriptions'];
+const SIDE_EFFECT_TOOLS = [
+  'tool:set_extra_tool',
+  'tool:set_extra_entry',
+  'tool:slow',
+  'tool:release_slow',
+  'tool:needs_elicitation',
+  'tool:end_subscriptions',
+];
 
 /**
  * The authorization checks (authorization/*) judge a protected server: they are proven below, with the
