@@ -147,10 +147,7 @@ export class HttpTransport implements Transport {
         sent.end(req.body);
       };
       const onResponse = (res: http.IncomingMessage) => {
-        const headersOut: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined) headersOut[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-        }
+        const headersOut = flatHeaders(res.headers);
         const contentType = headersOut['content-type'] ?? '';
         answer = {
           status: res.statusCode ?? 0,
@@ -581,4 +578,13 @@ function completeRaw(answer: RawHttpResponse, bytes: Buffer, cut: boolean): void
     const parser = createParser({ onEvent: (e) => e.data.trim() !== '' && answer.messages.push(e.data) });
     parser.feed(body);
   } else if (body.trim() !== '') answer.messages.push(body);
+}
+
+/** An answer's headers, lower-cased, a repeated one joined with ", ". */
+function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
 }

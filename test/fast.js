@@ -38,6 +38,7 @@ const UNIT = [
   'render',
 ].map((name) => `test/${name}.test.ts`);
 
+/** @param {...string} args */
 const git = (...args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' });
 
 /** The commit the working tree is compared with: HEAD, or the merge-base with FAST_BASE. */
@@ -46,20 +47,31 @@ function base() {
   return against ? git('merge-base', 'HEAD', against).trim() : 'HEAD';
 }
 
-/** Files changed since `from` (tracked), and the untracked ones. */
+/**
+ * Files changed since `from` (tracked), and the untracked ones.
+ * @param {string} from
+ */
 function changedFiles(from) {
   const tracked = git('diff', '--name-only', from).split('\n');
   const untracked = git('ls-files', '--others', '--exclude-standard').split('\n');
   return [...new Set([...tracked, ...untracked].filter(Boolean))];
 }
 
-/** The ids of the checks a suite file defines. */
+/**
+ * The ids of the checks a suite file defines.
+ * @param {string} file
+ */
 function checkIdsIn(file) {
   const text = existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), 'utf8') : '';
   return [...text.matchAll(/defineCheck\(\{\s*id:\s*'([^']+)'/g)].map((m) => m[1]);
 }
 
-/** The defect ids a reference server file's changed lines name (`broken('<check>#<part>')`, `Defect (<check>)`). */
+/**
+ * The defect ids a reference server file's changed lines name (`broken('<check>#<part>')`, `Defect (<check>)`).
+ * @param {string} file
+ * @param {string} from
+ * @param {Set<string>} untracked
+ */
 function defectIdsIn(file, from, untracked) {
   const text = untracked.has(file) ? readFileSync(join(ROOT, file), 'utf8') : git('diff', '-U0', from, '--', file);
   const changed = untracked.has(file)

@@ -3,8 +3,8 @@
  * `--era legacy` passes every check that applies to the legacy era, over
  * stdio and HTTP, and each broken variant of such a check is caught by that
  * check alone: checks of the legacy era only on every transport they apply
- * to, checks of both eras on stdio (their modern variants run in
- * kill-matrix.test.ts on both transports).
+ * to, checks of both eras on Streamable HTTP where they apply there, else on
+ * stdio (their modern variants run in kill-matrix.test.ts on both transports).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -90,7 +90,7 @@ async function runAuthorized(serverArgs: string[], checks?: string[]): Promise<R
 
 const legacyChecks = catalogue.filter((c) => c.revisions.includes('legacy'));
 /**
- * Part variants of the checks of the legacy era (a part of a check of both eras is proven here on stdio, like its
+ * Part variants of the checks of the legacy era (a part of a check of both eras is proven here on HTTP where it applies there, like its
  * check): the parts the 2025-11-25 pages state (their own citation, or a legacy one). A part only the draft states
  * (e.g. the trace-context values of _meta) is not judged in the legacy era; kill-matrix.test.ts proves it.
  */
@@ -132,8 +132,9 @@ describe('kill matrix, legacy era', () => {
       );
 
       const proven = legacyChecks.filter(
-        // A check of both eras that applies to HTTP only (transport/http-json-rpc-only) is proven here on HTTP.
-        (c) => c.transports.includes(transport) && (c.revisions.length === 1 || transport === 'stdio' || !c.transports.includes('stdio')),
+        // A check of both eras is proven here on one transport: Streamable HTTP where it applies there (one server
+        // process a run, where a stdio run starts one per fresh connection), else stdio. Its modern variant runs on both.
+        (c) => c.transports.includes(transport) && (c.revisions.length === 1 || transport === 'http' || !c.transports.includes('http')),
       );
       for (const check of proven.filter((c) => inKillMatrix(c.id) && !isAuthorization(c.id))) {
         it(`--break ${check.id} is caught by ${check.id} alone`, async ({ expect }) => {
@@ -155,10 +156,8 @@ describe('kill matrix, legacy era', () => {
       for (const { id, check: checkId, part } of legacyParts) {
         const check = catalogue.find((c) => c.id === checkId)!;
         if (!check.transports.includes(transport) || !inKillMatrix(checkId) || isAuthorization(checkId)) continue;
-        // One transport per part variant, as in kill-matrix.test.ts: stdio for a check of both eras (as its own variant
-        // here), otherwise Streamable HTTP where the check applies there.
-        if (check.revisions.length > 1 && transport === 'http' && check.transports.includes('stdio')) continue;
-        if (check.revisions.length === 1 && transport === 'stdio' && check.transports.includes('http')) continue;
+        // One transport per part variant, as in kill-matrix.test.ts: Streamable HTTP where the check applies there.
+        if (transport === 'stdio' && check.transports.includes('http')) continue;
         it(`--break ${id} is caught by ${checkId} alone, on its part ${part}`, async ({ expect }) => {
           expectPartCaught(expect, await run(transport, '--break', id), check, part, 'legacy');
         });
