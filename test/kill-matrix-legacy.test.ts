@@ -4,7 +4,7 @@
  * stdio and HTTP, and each broken variant of such a check is caught by that
  * check alone: checks of the legacy era only on every transport they apply
  * to, checks of both eras on Streamable HTTP where they apply there, else on
- * stdio (their modern variants run in kill-matrix.test.ts on both transports).
+ * stdio (their modern variants: kill-matrix.test.ts, see provenOn there).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -133,7 +133,7 @@ describe('kill matrix, legacy era', () => {
 
       const proven = legacyChecks.filter(
         // A check of both eras is proven here on one transport: Streamable HTTP where it applies there (one server
-        // process a run, where a stdio run starts one per fresh connection), else stdio. Its modern variant runs on both.
+        // process a run, where a stdio run starts one per fresh connection), else stdio. Its modern variant: kill-matrix.test.ts.
         (c) => c.transports.includes(transport) && (c.revisions.length === 1 || transport === 'http' || !c.transports.includes('http')),
       );
       for (const check of proven.filter((c) => inKillMatrix(c.id) && !isAuthorization(c.id))) {
