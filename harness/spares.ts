@@ -89,4 +89,6 @@ export class SparePool {
 async function end(s: Spare): Promise<void> {
   const p = await s.proc.catch(() => undefined);
   await p?.stop(0).catch(() => {});
+  // stop(0) sends SIGKILL without waiting for it: the spare is gone only once it exited (it does, on SIGKILL).
+  await p?.exited.catch(() => {});
 }
